@@ -7,6 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+# Private key of an assistant message holding provider reasoning blocks; adapters of other
+# providers drop keys that start with "_" before sending.
+REASONING_KEY = "_reasoning_blocks"
+
 
 class ToolCall(BaseModel):
     """One function call the model asked for."""
@@ -23,6 +27,7 @@ class Usage(BaseModel):
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_input_tokens: int = 0
+    estimated: bool = False  # True when counted from text length (~4 chars a token)
 
     @property
     def total_tokens(self) -> int:
@@ -34,6 +39,7 @@ class Usage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            estimated=self.estimated or other.estimated,
         )
 
 
@@ -47,6 +53,9 @@ class ModelOutput(BaseModel):
     latency: float = 0.0
     cost: float | None = None  # USD; None when the price is unknown (never 0 for unknown)
     stop_reason: str | None = None
+    # Provider blocks that must travel back with this assistant turn (Anthropic thinking
+    # blocks when tools are used); carried in `message()` under a private key.
+    reasoning_blocks: list[dict[str, Any]] | None = None
     raw: Any = None
 
     def message(self) -> dict[str, Any]:
@@ -61,6 +70,8 @@ class ModelOutput(BaseModel):
                 }
                 for c in self.tool_calls
             ]
+        if self.reasoning_blocks:
+            msg[REASONING_KEY] = self.reasoning_blocks
         return msg
 
 
@@ -77,3 +88,4 @@ class ModelCallRecord(BaseModel):
     latency: float = 0.0
     error: str | None = None
     started_at: float = 0.0
+    attempts: int = 1

@@ -1,0 +1,36 @@
+"""The `scigate` command line: doctor, gate, tools and agent verb groups."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from scigate import __version__
+from scigate.cli._app import app
+from scigate.errors import BadInput
+
+__all__ = ["app", "main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app; bad input becomes one line on stderr and exit status 2."""
+    try:
+        code = app(args=argv, prog_name="scigate", standalone_mode=False)
+    except click.exceptions.ClickException as exc:  # usage errors: click prints and uses 2
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        print("scigate: aborted", file=sys.stderr)
+        sys.exit(130)
+    except BadInput as exc:
+        print(f"scigate: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("scigate: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+_ = (__version__, typer)

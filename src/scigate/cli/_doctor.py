@@ -1,0 +1,136 @@
+"""`scigate doctor`: what this machine can run, never printing a secret."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+STACKS: list[tuple[str, str, str]] = [
+    ("DOLFINx (FEniCSx)", "dolfinx", "fenicsx"),
+    ("Basix", "basix", "fenicsx"),
+    ("UFL", "ufl", "fenicsx"),
+    ("RDKit", "rdkit", "chem"),
+    ("OPSIN (py2opsin)", "py2opsin", "chem"),
+    ("SELFIES", "selfies", "chem"),
+    ("Biopython", "Bio", "bio"),
+    ("pymatgen", "pymatgen.core", "materials"),
+    ("FastMCP", "fastmcp", "mcp"),
+    ("PyArrow (Parquet export)", "pyarrow", "release"),
+    ("inspect_ai (optional)", "inspect_ai", "inspect"),
+]
+
+
+def stack_versions() -> list[dict[str, str | bool | None]]:
+    """Which domain stacks import, with their versions."""
+    rows: list[dict[str, str | bool | None]] = []
+    for label, module, extra in STACKS:
+        try:
+            if module == "dolfinx":
+                importlib.import_module("dolfinx_solver")
+            mod = importlib.import_module(module)
+            version = getattr(mod, "__version__", None)
+            if version is None and module == "pymatgen.core":
+                from importlib.metadata import version as dist_version
+
+                version = dist_version("pymatgen")
+            rows.append({"stack": label, "ok": True, "version": str(version), "extra": extra})
+        except Exception as exc:  # report, never crash
+            rows.append(
+                {
+                    "stack": label,
+                    "ok": False,
+                    "version": None,
+                    "extra": extra,
+                    "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:120],
+                }
+            )
+    return rows
+
+
+def external_programs() -> list[dict[str, str | bool | None]]:
+    """Programs scigate uses when present: Java (OPSIN), Chromium (report check), bwrap."""
+    rows: list[dict[str, str | bool | None]] = []
+    for name, cmd, purpose in [
+        ("java", ["java", "-version"], "OPSIN name-to-structure"),
+        ("chromium", ["chromium", "--version"], "report screenshots and tests"),
+        ("bwrap", ["bwrap", "--version"], "sandbox network isolation"),
+    ]:
+        path = shutil.which(name)
+        version = None
+        if path:
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+                text = (out.stdout or out.stderr).strip().splitlines()
+                version = text[0] if text else ""
+            except (OSError, subprocess.TimeoutExpired):
+                version = "(did not answer)"
+        rows.append({"program": name, "ok": bool(path), "version": version, "purpose": purpose})
+    return rows
+
+
+def doctor(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Show which domain stacks import, which providers have credentials, which protections are active."""
+    from scigate.llm import providers_status
+    from scigate.sandbox import protections
+
+    report = {
+        "python": sys.version.split()[0],
+        "stacks": stack_versions(),
+        "programs": external_programs(),
+        "providers": providers_status(),
+        "sandbox": protections(),
+    }
+    if json_out:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    console = Console()
+    console.print(f"[bold]scigate doctor[/bold]  (Python {report['python']})")
+    t = Table(title="Domain stacks", title_justify="left")
+    for col in ("stack", "status", "version", "extra"):
+        t.add_column(col)
+    for r in report["stacks"]:
+        status = "[green]ok[/green]" if r["ok"] else f"[red]missing[/red] {r.get('error', '')}"
+        t.add_row(
+            str(r["stack"]),
+            status,
+            str(r["version"] or ""),
+            f"pip install 'scigate[{r['extra']}]'" if not r["ok"] else str(r["extra"]),
+        )
+    console.print(t)
+    t = Table(title="Programs", title_justify="left")
+    for col in ("program", "status", "version", "used for"):
+        t.add_column(col)
+    for r in report["programs"]:
+        t.add_row(
+            str(r["program"]),
+            "[green]found[/green]" if r["ok"] else "[yellow]absent[/yellow]",
+            str(r["version"] or ""),
+            str(r["purpose"]),
+        )
+    console.print(t)
+    t = Table(title="Model providers (credentials are never shown)", title_justify="left")
+    for col in ("provider", "status", "how"):
+        t.add_column(col)
+    for r in report["providers"]:
+        t.add_row(
+            str(r.get("provider")),
+            "[green]configured[/green]"
+            if r.get("configured")
+            else "[yellow]not configured[/yellow]",
+            str(r.get("how", "")),
+        )
+    console.print(t)
+    t = Table(title="Sandbox protections", title_justify="left")
+    t.add_column("protection")
+    t.add_column("status")
+    for name, status in report["sandbox"].items():
+        colour = "green" if str(status).startswith("active") else "yellow"
+        t.add_row(name, f"[{colour}]{status}[/{colour}]")
+    console.print(t)

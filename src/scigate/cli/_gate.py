@@ -1,0 +1,372 @@
+"""`scigate gate ...`: the ToolGate verbs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from scigate.errors import BadInput
+
+app = typer.Typer(
+    no_args_is_help=True, help="ToolGate: generate, verify, screen, solve, audit, report."
+)
+console = Console()
+err = Console(stderr=True)
+
+
+def _emit(data: dict, as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, default=str))
+    else:
+        for line in lines:
+            console.print(line)
+
+
+@app.command("verify")
+def verify_cmd(
+    directory: Path = typer.Argument(..., help="Candidate directory."),
+    timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit in seconds."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Gate 1: run solution.py on a copy without answer.txt and match its output by value."""
+    from scigate.gate import load_candidate, verify
+
+    cand = load_candidate(directory)
+    if timeout <= 0:
+        raise BadInput("--timeout must be positive")
+    result = verify(cand, timeout=timeout)
+    mark = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
+    _emit(
+        result.model_dump(),
+        as_json,
+        [f"{mark} {directory}: {result.reason} ({result.seconds:.1f} s)"],
+    )
+    raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command("screen")
+def screen_cmd(
+    directory: Path = typer.Argument(..., help="Candidate directory."),
+    model: str = typer.Option(..., "--model", help="Screen: a model spec or cue/NAME."),
+    calls: int = typer.Option(3, "--calls", help="Presentations (majority decides)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the option shuffles."),
+    no_early_stop: bool = typer.Option(False, "--no-early-stop", help="Always make every call."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Gate 2: a no-tool screen answers shuffled presentations; passing means it fails."""
+    from scigate.gate import load_candidate, make_responder, run_screen
+
+    if calls < 1:
+        raise BadInput("--calls must be at least 1")
+    cand = load_candidate(directory, require_solution=False)
+    responder = make_responder(model)
+    result = asyncio.run(
+        run_screen(cand, responder, calls=calls, seed=seed, early_stop=not no_early_stop)
+    )
+    lines = [
+        f"call {c.index + 1}: shown order {''.join(c.order)}, chose "
+        f"{c.chosen_letter or '?'} = {c.chosen_value or '(unreadable)'} "
+        f"{'[green]correct[/green]' if c.correct else '[red]wrong[/red]'}"
+        for c in result.calls
+    ]
+    mark = "[red]SOLVED (too easy)[/red]" if result.solved else "[green]PASS (not solved)[/green]"
+    lines.append(f"{mark} {result.reason}")
+    _emit(result.summary(), as_json, lines)
+    raise typer.Exit(1 if result.solved else 0)
+
+
+@app.command("solve")
+def solve_cmd(
+    directory: Path = typer.Argument(..., help="Candidate directory."),
+    model: str | None = typer.Option(None, "--model", help="Model spec for the built-in agent."),
+    solver_cmd: str | None = typer.Option(
+        None,
+        "--solver-cmd",
+        help="External agent command; {workspace} and {prompt_file} are replaced.",
+    ),
+    time_limit: float = typer.Option(
+        300.0, "--time-limit", help="Wall-clock limit of the episode (s)."
+    ),
+    max_steps: int = typer.Option(40, "--max-steps", help="Tool-call limit of the built-in agent."),
+    max_tokens: int = typer.Option(
+        500_000, "--max-tokens", help="Token limit of the built-in agent."
+    ),
+    domain: str = typer.Option("fenicsx", "--domain", help="Domain of the workspace software."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Gate 3: a tool-using agent must solve the candidate within the time limit."""
+    from scigate.domains import get_domain
+    from scigate.gate import load_candidate, solve_with_command, solve_with_model
+
+    if (model is None) == (solver_cmd is None):
+        raise BadInput("give exactly one of --model SPEC or --solver-cmd CMD")
+    if time_limit <= 0:
+        raise BadInput("--time-limit must be positive")
+    cand = load_candidate(directory, require_solution=False)
+    note = get_domain(domain).workspace_note
+    if model is not None:
+        result = asyncio.run(
+            solve_with_model(
+                cand,
+                model,
+                time_limit=time_limit,
+                max_steps=max_steps,
+                max_tokens=max_tokens,
+                workspace_note=note,
+            )
+        )
+    else:
+        assert solver_cmd is not None
+        result = asyncio.run(
+            solve_with_command(cand, solver_cmd, time_limit=time_limit, workspace_note=note)
+        )
+    data = result.model_dump(exclude={"transcript_tail"})
+    mark = (
+        "[green]SOLVED[/green]" if result.solved else "[red]NOT SOLVED[/red] (flagged for review)"
+    )
+    _emit(data, as_json, [f"{mark} {directory}: {result.reason} ({result.seconds:.1f} s)"])
+    raise typer.Exit(0 if result.solved else 1)
+
+
+@app.command("run")
+def run_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database (SQLite); created when missing."),
+    domain: str = typer.Option("fenicsx", "--domain", help="Domain pack."),
+    generator: str | None = typer.Option(None, "--generator", help="Model spec, or 'templates'."),
+    screen: list[str] = typer.Option(
+        [], "--screen", help="No-tool screen (model spec or cue/NAME); repeat, cheapest first."
+    ),
+    solver: str | None = typer.Option(
+        None, "--solver", help="Model spec of the tool-enabled solver."
+    ),
+    solver_cmd: str | None = typer.Option(None, "--solver-cmd", help="External solver command."),
+    rounds: int = typer.Option(10, "--rounds", help="Generation rounds."),
+    seed: int = typer.Option(0, "--seed", help="Seed of templates and option shuffles."),
+    calls: int = typer.Option(3, "--calls", help="Calls per screen."),
+    concurrency: int = typer.Option(
+        4, "--concurrency", help="Rounds in flight at once (model calls overlap)."
+    ),
+    fem_workers: int = typer.Option(
+        0, "--fem-workers", help="Concurrent FEniCSx runs (0: one per core)."
+    ),
+    verify_timeout: float = typer.Option(
+        300.0, "--verify-timeout", help="Limit of one solution run (s)."
+    ),
+    time_limit: float = typer.Option(
+        300.0, "--time-limit", help="Limit of one solver episode (s)."
+    ),
+    family: list[str] = typer.Option(
+        [], "--family", help="Template families to use (default: all)."
+    ),
+    resume: bool = typer.Option(False, "--resume", help="Continue the latest run in --db."),
+    rescreen: bool = typer.Option(
+        False,
+        "--rescreen",
+        help="Apply the screens (and solver) to the verified candidates already in --db; no generation.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the final funnel as JSON."),
+) -> None:
+    """Rounds of generate, verify, screens, solve; every outcome goes to the run database."""
+    import os
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from scigate.gate._loop import LoopConfig, run_loop
+    from scigate.gate._loop import rescreen as do_rescreen
+    from scigate.store import Store
+
+    if rescreen and resume and not db.exists():
+        raise BadInput(f"no database to resume: {db}")
+    if (resume or rescreen) and not db.exists():
+        raise BadInput(f"database not found: {db}")
+    if not (resume or rescreen) and generator is None:
+        raise BadInput("--generator is required (a model spec or 'templates')")
+    if db.parent and not db.parent.exists():
+        db.parent.mkdir(parents=True, exist_ok=True)
+    store = Store(db)
+    progress = Progress(
+        TextColumn("[bold]ToolGate[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    with progress:
+        task = progress.add_task("starting", total=rounds or None)
+
+        def on_progress(done: int, total: int, funnel) -> None:
+            progress.update(task, completed=done, total=total, description=funnel.line())
+
+        if rescreen:
+            if not screen and not solver and not solver_cmd:
+                raise BadInput("--rescreen needs at least one --screen or a solver")
+            run_id, funnel = asyncio.run(
+                do_rescreen(
+                    store,
+                    screens=screen,
+                    solver=solver,
+                    solver_cmd=solver_cmd,
+                    domain=domain,
+                    calls=calls,
+                    seed=seed,
+                    solve_time_limit=time_limit,
+                    concurrency=concurrency,
+                    resume=resume,
+                    progress=on_progress,
+                )
+            )
+        else:
+            cfg = LoopConfig(
+                domain=domain,
+                generator=generator or "templates",
+                screens=screen,
+                solver=solver,
+                solver_cmd=solver_cmd,
+                rounds=rounds,
+                seed=seed,
+                calls=calls,
+                concurrency=concurrency,
+                fem_workers=fem_workers or max(1, os.cpu_count() or 1),
+                verify_timeout=verify_timeout,
+                solve_time_limit=time_limit,
+                families=family or None,
+            )
+            run_id, funnel = asyncio.run(run_loop(cfg, store, resume=resume, progress=on_progress))
+    store.close()
+    data = {"run_id": run_id, "db": str(db), "funnel": funnel.model_dump()}
+    _emit(data, as_json, [f"run {run_id} finished: {funnel.line()}", f"database: {db}"])
+
+
+def _open_db(db: Path):
+    from scigate.store import Store
+
+    if not db.exists():
+        raise BadInput(f"database not found: {db}")
+    return Store(db, create=False)
+
+
+@app.command("audit")
+def audit_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database."),
+    as_json: bool = typer.Option(False, "--json", help="Print the audit as JSON."),
+) -> None:
+    """Letter and value-rank cues, screen behaviour, duplicates, concentration, cost."""
+    from rich.table import Table
+
+    from scigate.gate._audit import audit
+
+    store = _open_db(db)
+    a = audit(store)
+    store.close()
+    if as_json:
+        typer.echo(a.model_dump_json(indent=2))
+        return
+    f = a.funnel
+    console.print(
+        f"[bold]Funnel[/bold] generated {f['generated']} → verified {f['verified']} → "
+        + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
+        + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
+    )
+    console.print(
+        f"Proposed letters: {a.letter_distribution}   value ranks: {a.value_rank_distribution}   "
+        f"middle-value heuristic: {a.middle_heuristic_success}"
+    )
+    t = Table(title="Screens")
+    for col in (
+        "screen",
+        "candidates",
+        "solved",
+        "accuracy",
+        "shuffled",
+        "letters A/B/C/D",
+        "acc. by correct pos. A/B/C/D",
+    ):
+        t.add_column(col)
+    for s in a.screens:
+        t.add_row(
+            s.screen,
+            str(s.candidates),
+            str(s.solved),
+            str(s.accuracy),
+            "yes" if s.shuffled else "NO",
+            "/".join(str(v) for v in s.letter_choices.values()),
+            "/".join(
+                "—" if v is None else f"{v:.2f}" for v in s.accuracy_by_correct_position.values()
+            ),
+        )
+    console.print(t)
+    for r in a.agreement:
+        console.print(
+            f"agreement {r['a']} vs {r['b']}: n={r['n']} both={r['both_solved']} only_a={r['only_a']} "
+            f"only_b={r['only_b']} neither={r['neither']} rate={r['agreement_rate']}"
+        )
+    console.print(
+        f"exact duplicates: {a.duplicate_candidates} in {len(a.exact_duplicates)} groups; "
+        f"Jaccard≥0.7 clusters: {a.jaccard_clusters}, largest {a.largest_cluster_size} "
+        f"({a.largest_cluster_share}); families: {a.families}"
+    )
+    t = Table(title="Time and tokens per gate")
+    for col in ("gate", "model", "items", "agent-hours", "calls", "in tok", "out tok", "cost"):
+        t.add_column(col)
+    for r in a.cost:
+        t.add_row(
+            r["gate"],
+            r["spec"],
+            str(r["items"]),
+            f"{r['agent_hours']:.3f}",
+            str(r["model_calls"]),
+            str(r["input_tokens"]),
+            str(r["output_tokens"]),
+            "—" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}",
+        )
+    console.print(t)
+
+
+@app.command("report")
+def report_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database."),
+    out: Path = typer.Option(
+        ..., "--out", help="Output directory for report.html and summary.json."
+    ),
+) -> None:
+    """Write a self-contained offline HTML report and summary.json."""
+    from scigate.gate._report import build_report
+
+    store = _open_db(db)
+    files = build_report(store, out)
+    store.close()
+    console.print(f"report: {files.html}\nsummary: {files.summary}")
+
+
+@app.command("export")
+def export_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database."),
+    out: Path = typer.Option(..., "--out", help="JSONL file of accepted items with full records."),
+    release: Path | None = typer.Option(
+        None,
+        "--release",
+        help="Also write a release package (JSONL, Parquet, datasheet, inspect_ai task) into this directory.",
+    ),
+    release_seed: int | None = typer.Option(
+        None, "--release-seed", help="Seed of the released option order (default: fresh)."
+    ),
+    include_duplicates: bool = typer.Option(
+        False, "--include-duplicates", help="Keep exact duplicates."
+    ),
+) -> None:
+    """Export accepted items with their full gate records (and optionally a release)."""
+    from scigate.gate._export import export_jsonl, export_release
+
+    store = _open_db(db)
+    n = export_jsonl(store, out, include_duplicates=include_duplicates)
+    console.print(f"{n} accepted items → {out}")
+    if release is not None:
+        files = export_release(store, release, release_seed=release_seed)
+        console.print(f"release: {files.items} items, seed {files.release_seed} → {release}")
+    store.close()

@@ -1,0 +1,63 @@
+"""Small inline SVG charts for the offline HTML report (no JavaScript library, no CDN)."""
+
+from __future__ import annotations
+
+from html import escape
+
+PALETTE = ["#3b6ea8", "#e07b39", "#5a9e6f", "#b5525c", "#8a6bb5", "#c2a03a", "#4aa3a8"]
+
+
+def hbar(
+    rows: list[tuple[str, float]], *, width: int = 560, unit: str = "", colour: str = PALETTE[0]
+) -> str:
+    """A horizontal bar chart: one labelled bar per row, value printed at its end."""
+    if not rows:
+        return '<p class="muted">no data</p>'
+    label_w, bar_h, gap = 190, 22, 6
+    top = max((v for _, v in rows), default=0) or 1
+    height = len(rows) * (bar_h + gap) + gap
+    avail = width - label_w - 70
+    parts = [
+        f'<svg class="chart" width="{width}" height="{height}" role="img" viewBox="0 0 {width} {height}">'
+    ]
+    for i, (label, value) in enumerate(rows):
+        y = gap + i * (bar_h + gap)
+        w = max(1.0, avail * value / top) if value else 0
+        text = f"{value:g}{unit}" if isinstance(value, float) else f"{value}{unit}"
+        parts.append(
+            f'<text x="{label_w - 8}" y="{y + bar_h * 0.7:.1f}" text-anchor="end" class="lbl">{escape(_clip(label))}</text>'
+            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" rx="3" fill="{colour}"><title>{escape(label)}: {text}</title></rect>'
+            f'<text x="{label_w + w + 6:.1f}" y="{y + bar_h * 0.7:.1f}" class="val">{text}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def columns(
+    counts: dict[str, float], *, width: int = 300, height: int = 150, colour: str = PALETTE[1]
+) -> str:
+    """A vertical column chart for a small categorical distribution (letters, ranks)."""
+    if not counts:
+        return '<p class="muted">no data</p>'
+    n = len(counts)
+    top = max(counts.values()) or 1
+    base = height - 22
+    col_w = (width - 20) / n
+    parts = [
+        f'<svg class="chart" width="{width}" height="{height}" role="img" viewBox="0 0 {width} {height}">'
+    ]
+    for i, (label, value) in enumerate(counts.items()):
+        h = (base - 18) * value / top
+        x = 10 + i * col_w + col_w * 0.15
+        w = col_w * 0.7
+        parts.append(
+            f'<rect x="{x:.1f}" y="{base - h:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{colour}"><title>{escape(str(label))}: {value:g}</title></rect>'
+            f'<text x="{x + w / 2:.1f}" y="{base - h - 4:.1f}" text-anchor="middle" class="val">{value:g}</text>'
+            f'<text x="{x + w / 2:.1f}" y="{height - 6}" text-anchor="middle" class="lbl">{escape(str(label))}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _clip(text: str, n: int = 28) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,0 +1,286 @@
+"""Export of accepted items with their full record, and the release package.
+
+`export_jsonl` writes one JSON object per accepted item: question, options, proposed
+answer, solution, and every gate record with the models, settings, option orders shown,
+time limits, outcomes and seconds. `export_release` writes the pool as JSONL and Parquet
+with freshly permuted option orders, a datasheet and an inspect_ai task file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from scigate import __version__
+from scigate.errors import BadInput
+from scigate.gate._audit import audit, latest_results, screens_in_order
+from scigate.gate._candidate import LETTERS
+
+
+class ReleaseFiles(BaseModel):
+    """What `export_release` wrote."""
+
+    jsonl: Path
+    parquet: Path | None
+    datasheet: Path
+    inspect_task: Path
+    items: int
+    release_seed: int
+
+
+def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[dict[str, Any]]:
+    """Accepted items (verified, passed every screen, solved when a tool gate ran) with records."""
+    latest = latest_results(store)
+    screens = screens_in_order(store)
+    runs = {r["id"]: r for r in store.runs()}
+    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    out = []
+    for c in sorted(store.candidates(), key=lambda c: (c.created_at, c.id)):
+        per = latest.get(c.id, {})
+        if per.get(("verify", ""), {}).get("outcome") != "pass":
+            continue
+        if any(per.get(("screen", s), {}).get("outcome") != "pass" for s in screens):
+            continue
+        solves = [g for k, g in per.items() if k[0] == "solve"]
+        if any_solve and not any(g["outcome"] == "pass" for g in solves):
+            continue
+        if c.duplicate_of and not include_duplicates:
+            continue
+        gates = []
+        for g in sorted(store.gate_results(candidate_id=c.id), key=lambda g: g["id"]):
+            cfg = (runs.get(g["run_id"]) or {}).get("config") or {}
+            gates.append(
+                {
+                    "gate": g["gate"],
+                    "model": g["screen"] or None,
+                    "outcome": g["outcome"],
+                    "reason": g["reason"],
+                    "seconds": g["seconds"],
+                    "run_id": g["run_id"],
+                    "conditions": _conditions(g["gate"], cfg),
+                    "option_orders": [
+                        call.get("order") for call in (g.get("detail") or {}).get("calls", [])
+                    ]
+                    if g["gate"] == "screen"
+                    else None,
+                    "detail": g.get("detail"),
+                }
+            )
+        out.append(
+            {
+                "id": c.id,
+                "question": c.question,
+                "options": c.options,
+                "answer": c.answer,
+                "answer_value": c.answer_value or c.options.get(c.answer, ""),
+                "family": c.family,
+                "generator": c.generator,
+                "meta": c.meta,
+                "solution": c.solution,
+                "duplicate_of": c.duplicate_of,
+                "tool_gate": "passed" if any_solve else "not run",
+                "gates": gates,
+            }
+        )
+    return out
+
+
+def _conditions(gate: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    if gate == "verify":
+        return {"time_limit_s": cfg.get("verify_timeout")}
+    if gate == "screen":
+        return {
+            "calls": cfg.get("calls"),
+            "majority": "at least 2 of 3" if cfg.get("calls") == 3 else None,
+            "shuffled_options": True,
+            "graded_by": "value",
+            "seed": cfg.get("seed"),
+        }
+    if gate == "solve":
+        return {
+            "time_limit_s": cfg.get("solve_time_limit"),
+            "max_steps": cfg.get("solver_max_steps"),
+            "max_tokens": cfg.get("solver_max_tokens"),
+        }
+    return {}
+
+
+def export_jsonl(store: Any, out: Path, *, include_duplicates: bool = False) -> int:
+    """Write accepted items with their full records to `out` (JSONL); returns the count."""
+    records = accepted_records(store, include_duplicates=include_duplicates)
+    _atomic_write(
+        out, "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
+    )
+    return len(records)
+
+
+def permute(record: dict[str, Any], release_seed: int) -> dict[str, Any]:
+    """The item with a fresh option order drawn from the release seed."""
+    order = list(LETTERS)
+    random.Random(f"{release_seed}:{record['id']}").shuffle(order)
+    options = {LETTERS[i]: record["options"][orig] for i, orig in enumerate(order)}
+    answer = LETTERS[order.index(record["answer"])]
+    return {
+        "id": record["id"],
+        "question": record["question"],
+        "options": options,
+        "answer": answer,
+        "answer_value": record["answer_value"],
+        "family": record["family"],
+        "original_order": order,
+        "solution": record["solution"],
+    }
+
+
+def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None) -> ReleaseFiles:
+    """Write pool.jsonl, pool.parquet, DATASHEET.md and toolgate_task.py into `out_dir`."""
+    records = accepted_records(store)
+    if not records:
+        raise BadInput(f"no accepted items to release in {store.path}")
+    seed = release_seed if release_seed is not None else secrets.randbits(31)
+    pool = [permute(r, seed) for r in records]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jsonl = out_dir / "pool.jsonl"
+    _atomic_write(jsonl, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pool))
+    parquet = _write_parquet(pool, out_dir / "pool.parquet")
+    datasheet = out_dir / "DATASHEET.md"
+    _atomic_write(datasheet, _datasheet(store, records, seed))
+    task = out_dir / "toolgate_task.py"
+    _atomic_write(task, INSPECT_TASK)
+    return ReleaseFiles(
+        jsonl=jsonl,
+        parquet=parquet,
+        datasheet=datasheet,
+        inspect_task=task,
+        items=len(pool),
+        release_seed=seed,
+    )
+
+
+def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
+    rows = [
+        {
+            **p,
+            **{f"option_{k}": p["options"][k] for k in LETTERS},
+            "original_order": "".join(p["original_order"]),
+        }
+        for p in pool
+    ]
+    for r in rows:
+        r.pop("options")
+    tmp = path.with_suffix(".parquet.tmp")
+    pq.write_table(pa.Table.from_pylist(rows), tmp)
+    tmp.replace(path)
+    return path
+
+
+def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
+    a = audit(store)
+    runs = store.runs()
+    lines = [
+        "# ToolGate release datasheet",
+        "",
+        f"- created: {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')} with scigate {__version__}",
+        f"- source database: `{store.path}`",
+        f"- items: {len(records)} (accepted, exact duplicates removed)",
+        f"- release permutation seed: {seed} (options re-shuffled per item from this seed; "
+        "independent of the screening permutations)",
+        "",
+        "## Funnel",
+        "",
+        f"- generated: {a.funnel['generated']}",
+        f"- verified: {a.funnel['verified']}",
+        *[f"- passed {s}: {n}" for s, n in a.funnel["screens"].items()],
+        f"- solved by the tool agent: {a.funnel['solved'] if a.funnel['solved'] is not None else 'not run'}",
+        f"- unique: {a.funnel['unique']}",
+        "",
+        "## Protocol conditions",
+        "",
+        "Acceptance is relative to these conditions: another model, budget or presentation "
+        "may move an item across a gate.",
+        "",
+    ]
+    for r in runs:
+        cfg = r.get("config") or {}
+        lines += [
+            f"### run `{r['id']}` ({r['kind']}, {r.get('status')})",
+            "",
+            f"- domain: {cfg.get('domain')}; generator: {cfg.get('generator')}; seed: {cfg.get('seed')}",
+            f"- screens (in order): {', '.join(cfg.get('screens') or []) or 'none'}; "
+            f"{cfg.get('calls')} calls each, shuffled options graded by value, "
+            "majority rejects",
+            f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "
+            f"time limit {cfg.get('solve_time_limit')} s",
+            f"- verification time limit: {cfg.get('verify_timeout')} s",
+            "",
+        ]
+    lines += [
+        "## Audit",
+        "",
+        f"- proposed letters (verified): {a.letter_distribution}",
+        f"- value ranks of the proposed answer: {a.value_rank_distribution}; "
+        f"middle-value heuristic success {a.middle_heuristic_success}",
+        f"- families: {a.families}",
+        f"- token-Jaccard ≥ 0.7: largest cluster {a.largest_cluster_size} "
+        f"({a.largest_cluster_share})",
+        "",
+        "## Files",
+        "",
+        "- `pool.jsonl` / `pool.parquet`: id, question, options, answer (letter after the "
+        "release permutation), answer_value, family, original_order, solution",
+        "- `toolgate_task.py`: `inspect eval toolgate_task.py --model PROVIDER/MODEL`",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+INSPECT_TASK = '''"""ToolGate pool as an inspect_ai task: `inspect eval toolgate_task.py --model openai/gpt-5.5`."""
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample, json_dataset
+from inspect_ai.scorer import choice
+from inspect_ai.solver import multiple_choice
+
+POOL = Path(__file__).with_name("pool.jsonl")
+
+
+def record_to_sample(record: dict) -> Sample:
+    """One pool item as a multiple-choice sample (the released option order)."""
+    return Sample(
+        id=record["id"],
+        input=record["question"],
+        choices=[record["options"][k] for k in "ABCD"],
+        target=record["answer"],
+        metadata={"family": record.get("family"), "answer_value": record.get("answer_value")},
+    )
+
+
+@task
+def toolgate() -> Task:
+    """No-tool multiple-choice evaluation on the ToolGate pool."""
+    return Task(
+        dataset=json_dataset(str(POOL), record_to_sample),
+        solver=multiple_choice(),
+        scorer=choice(),
+    )
+'''
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,523 @@
+"""The ToolGate loop: rounds of generate, verify, screens, solve; every outcome recorded.
+
+Gates run cheapest first (local verification, then the screens in the order given,
+then the tool-enabled solver). Every attempt and every rejection is appended to the run
+database; a killed run resumes with `resume=True` without losing or duplicating records:
+candidates and gate results are idempotent writes, a round's attempt row is written last,
+and a round whose candidate was already generated is continued, not regenerated.
+`rescreen` applies new screens (and the tool gate) to the verified candidates already in
+a database, as the paper's post-generation audit does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from scigate.errors import BadInput
+from scigate.gate._candidate import Candidate
+from scigate.gate._coding_agent import AgentLimits
+from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
+from scigate.gate._responders import make_responder
+from scigate.gate._screen import run_screen
+from scigate.gate._solve import solve_with_command, solve_with_model
+from scigate.gate._verify import averify
+
+
+class LoopConfig(BaseModel):
+    """Everything that defines a ToolGate run (stored with the run for reproducibility)."""
+
+    domain: str = "fenicsx"
+    generator: str = "templates"
+    screens: list[str] = Field(default_factory=list)
+    solver: str | None = None
+    solver_cmd: str | None = None
+    rounds: int = 10
+    seed: int = 0
+    calls: int = 3
+    early_stop: bool = True
+    verify_timeout: float = 300.0
+    solve_time_limit: float = 300.0
+    solver_max_steps: int = 40
+    solver_max_tokens: int = 500_000
+    generator_time_limit: float = 300.0
+    concurrency: int = 4
+    fem_workers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    families: list[str] | None = None
+
+    def check(self) -> None:
+        """Reject impossible settings with one clear line."""
+        if self.rounds < 0:
+            raise BadInput("--rounds must be 0 or more")
+        if self.calls < 1:
+            raise BadInput("--calls must be at least 1")
+        if self.concurrency < 1 or self.fem_workers < 1:
+            raise BadInput("--concurrency and --fem-workers must be at least 1")
+        if self.solver and self.solver_cmd:
+            raise BadInput("give at most one of --solver and --solver-cmd")
+        if len(set(self.screens)) != len(self.screens):
+            raise BadInput("the same --screen is given twice")
+
+
+class Funnel(BaseModel):
+    """Counts along the gates, in order."""
+
+    generated: int = 0
+    generator_failed: int = 0
+    verified: int = 0
+    screens: dict[str, int] = Field(default_factory=dict)
+    solved: int = 0
+    unsolved: int = 0
+    accepted: int = 0
+    unique: int = 0
+    duplicates: int = 0
+    errors: int = 0
+
+    def line(self) -> str:
+        """One line for the progress bar."""
+        parts = [f"gen {self.generated}", f"verified {self.verified}"]
+        parts += [f"{_short(s)} {n}" for s, n in self.screens.items()]
+        parts += [f"solved {self.solved}", f"unique {self.unique}"]
+        return " · ".join(parts)
+
+
+ProgressCallback = Callable[[int, int, Funnel], None]
+
+
+class _Context:
+    """Shared state of one loop: store, semaphores, responders, counters."""
+
+    def __init__(
+        self,
+        cfg: LoopConfig,
+        store: Any,
+        run_id: str,
+        total: int,
+        progress: ProgressCallback | None,
+    ):
+        from scigate.domains import get_domain
+
+        self.cfg = cfg
+        self.store = store
+        self.run_id = run_id
+        self.domain = get_domain(cfg.domain)
+        self.fem = asyncio.Semaphore(cfg.fem_workers)
+        self.generation = asyncio.Semaphore(1 if cfg.generator != "templates" else cfg.fem_workers)
+        self.rounds = asyncio.Semaphore(cfg.concurrency)
+        self.responders = [make_responder(s, store=store, run_id=run_id) for s in cfg.screens]
+        self.funnel = Funnel(screens={s: 0 for s in cfg.screens})
+        self.total = total
+        self.done = 0
+        self.progress = progress
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.progress:
+            self.progress(self.done, self.total, self.funnel)
+
+
+def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Generator:
+    """`templates` or an LLM generator for a model spec."""
+    if cfg.generator == "templates":
+        return TemplateCandidates(domain, seed=cfg.seed, families=cfg.families)
+    return LLMGenerator(
+        cfg.generator,
+        domain=domain,
+        store=store,
+        run_id=run_id,
+        limits=AgentLimits(wall_seconds=cfg.generator_time_limit),
+    )
+
+
+async def run_loop(
+    cfg: LoopConfig,
+    store: Any,
+    *,
+    resume: bool = False,
+    run_id: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> tuple[str, Funnel]:
+    """Run (or resume) a generation run; returns its id and funnel."""
+    cfg.check()
+    if resume:
+        run = store.get_run(run_id) if run_id else store.latest_run(kind="gate")
+        if run is None:
+            raise BadInput(f"nothing to resume in {store.path}: no gate run found")
+        run_id = run["id"]
+        stored = LoopConfig.model_validate(run["config"])
+        stored.rounds = max(stored.rounds, cfg.rounds)
+        cfg = stored
+        store.set_run_status(run_id, "running")
+        store.add_event(run_id, "resumed", {"rounds": cfg.rounds})
+    else:
+        run_id = store.create_run("gate", domain=cfg.domain, config=cfg.model_dump(), run_id=run_id)
+    assert run_id is not None
+    done = store.done_rounds(run_id)
+    todo = [r for r in range(cfg.rounds) if r not in done]
+    ctx = _Context(cfg, store, run_id, cfg.rounds, progress)
+    ctx.funnel = funnel_of_run(store, run_id, cfg.screens)
+    ctx.done = len(done)
+    generator = make_generator(cfg, ctx.domain, store, run_id)
+    try:
+        await asyncio.gather(*(_guarded_round(ctx, generator, r) for r in todo))
+    except BaseException:
+        store.set_run_status(run_id, "interrupted")
+        raise
+    store.set_run_status(run_id, "finished")
+    return run_id, funnel_of_run(store, run_id, cfg.screens)
+
+
+async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
+    async with ctx.rounds:
+        t0 = time.perf_counter()
+        try:
+            await _round(ctx, generator, r)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # recorded as the round's outcome, never lost
+            ctx.store.add_event(ctx.run_id, "round-error", {"round": r, "error": repr(exc)})
+            ctx.store.add_attempt(
+                ctx.run_id,
+                r,
+                candidate_id=None,
+                status="error",
+                reason=f"{type(exc).__name__}: {exc}",
+                seconds=time.perf_counter() - t0,
+            )
+            ctx.funnel.errors += 1
+        ctx.funnel = funnel_of_run(ctx.store, ctx.run_id, ctx.cfg.screens)
+        ctx.tick()
+
+
+async def _round(ctx: _Context, generator: Generator, r: int) -> None:
+    store, run_id = ctx.store, ctx.run_id
+    t0 = time.perf_counter()
+    cand = _already_generated(store, run_id, r)
+    gen_detail: dict[str, Any] = {}
+    if cand is None:
+        async with ctx.generation:
+            feedback = await asyncio.to_thread(build_feedback, store, run_id)
+            if generator.name == "templates":
+                async with ctx.fem:
+                    generated = await generator.generate(r, feedback)
+            else:
+                generated = await generator.generate(r, feedback)
+        gen_detail = generated.model_dump(exclude={"candidate"})
+        if generated.candidate is None:
+            store.add_attempt(
+                run_id,
+                r,
+                candidate_id=None,
+                status="generator-failed",
+                reason=generated.reason,
+                detail=gen_detail,
+                seconds=time.perf_counter() - t0,
+            )
+            return
+        cand = generated.candidate
+        cid = _save_candidate(store, run_id, cand)
+        store.add_event(run_id, "generated", {"round": r, "candidate_id": cid, **gen_detail})
+    status, reason, detail = await gate_candidate(ctx, cand)
+    record = store.get_candidate(cand.id)
+    if record is not None and record.duplicate_of:
+        detail["duplicate_of"] = record.duplicate_of
+        reason += f" (exact duplicate of {record.duplicate_of})"
+    detail["generation"] = gen_detail
+    store.add_attempt(
+        run_id,
+        r,
+        candidate_id=cand.id,
+        status=status,
+        reason=reason,
+        detail=detail,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+async def gate_candidate(ctx: _Context, cand: Candidate) -> tuple[str, str, dict[str, Any]]:
+    """Verify, screen and solve one candidate (reusing results already recorded)."""
+    store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
+    detail: dict[str, Any] = {"family": cand.meta.get("family")}
+    verify = store.gate_result(run_id, cand.id, "verify")
+    if verify is None:
+        async with ctx.fem:
+            res = await averify(cand, timeout=cfg.verify_timeout)
+        store.add_gate_result(
+            run_id,
+            cand.id,
+            "verify",
+            outcome="pass" if res.passed else "fail",
+            reason=res.reason,
+            detail=res.detail(),
+            seconds=res.seconds,
+        )
+        verify = store.gate_result(run_id, cand.id, "verify")
+    if verify["outcome"] != "pass":
+        return "rejected-verify", verify["reason"], detail
+    return await screen_and_solve(ctx, cand, detail)
+
+
+async def screen_and_solve(
+    ctx: _Context, cand: Candidate, detail: dict[str, Any]
+) -> tuple[str, str, dict[str, Any]]:
+    """The screens in order (stop at the first that solves it), then the tool gate."""
+    store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
+    for responder in ctx.responders:
+        got = store.gate_result(run_id, cand.id, "screen", responder.name)
+        if got is None:
+            res = await run_screen(
+                cand,
+                responder,
+                calls=cfg.calls,
+                seed=cfg.seed,
+                early_stop=cfg.early_stop,
+                key_prefix=f"{run_id}:",
+            )
+            store.add_gate_result(
+                run_id,
+                cand.id,
+                "screen",
+                screen=responder.name,
+                outcome="fail" if res.solved else "pass",
+                reason=res.reason,
+                detail=res.summary(),
+                seconds=res.seconds,
+            )
+            got = store.gate_result(run_id, cand.id, "screen", responder.name)
+        if got["outcome"] != "pass":
+            return "rejected-screen", got["reason"], detail
+    solver = cfg.solver or (f"cmd:{cfg.solver_cmd}" if cfg.solver_cmd else None)
+    if solver is None:
+        return "screened", "passed every screen (no tool gate configured)", detail
+    got = store.gate_result(run_id, cand.id, "solve", solver)
+    if got is None:
+        note = ctx.domain.workspace_note
+        if cfg.solver:
+            res = await solve_with_model(
+                cand,
+                cfg.solver,
+                time_limit=cfg.solve_time_limit,
+                max_steps=cfg.solver_max_steps,
+                max_tokens=cfg.solver_max_tokens,
+                workspace_note=note,
+                store=store,
+                run_id=run_id,
+            )
+        else:
+            assert cfg.solver_cmd is not None
+            async with ctx.fem:
+                res = await solve_with_command(
+                    cand, cfg.solver_cmd, time_limit=cfg.solve_time_limit, workspace_note=note
+                )
+        store.add_gate_result(
+            run_id,
+            cand.id,
+            "solve",
+            screen=solver,
+            outcome="pass" if res.solved else "fail",
+            reason=res.reason,
+            detail=res.model_dump(),
+            seconds=res.seconds,
+        )
+        got = store.gate_result(run_id, cand.id, "solve", solver)
+    if got["outcome"] == "pass":
+        return "accepted", got["reason"], detail
+    return "unsolved", f"flagged for review: {got['reason']}", detail
+
+
+def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
+    from scigate.store import CandidateRecord
+
+    record = CandidateRecord(
+        run_id=run_id,
+        question=cand.question,
+        options=cand.options,
+        answer=cand.answer or "",
+        answer_value=cand.answer_value or "",
+        solution=cand.solution,
+        meta=cand.meta,
+        family=cand.meta.get("family"),
+        generator=cand.meta.get("generator"),
+    )
+    cid, _ = store.add_candidate(record)
+    return cid
+
+
+def _already_generated(store: Any, run_id: str, r: int) -> Candidate | None:
+    """The candidate a killed run generated for round `r` before it could finish the round."""
+    for event in reversed(store.events(run_id, kind="generated")):
+        if event["data"].get("round") == r:
+            rec = store.get_candidate(event["data"]["candidate_id"])
+            if rec is not None:
+                return candidate_from_record(rec)
+    return None
+
+
+def candidate_from_record(rec: Any) -> Candidate:
+    """A `Candidate` from a stored record."""
+    return Candidate(
+        question=rec.question,
+        options=rec.options,
+        answer=rec.answer or None,
+        solution=rec.solution,
+        meta=rec.meta or {},
+    )
+
+
+def funnel_of_run(store: Any, run_id: str, screens: list[str]) -> Funnel:
+    """The funnel of one run, from the database."""
+    f = Funnel(screens={s: 0 for s in screens})
+    attempts = store.attempts(run_id)
+    results = store.gate_results(run_id=run_id)
+    by_cand: dict[str, dict[tuple[str, str], str]] = {}
+    for g in results:
+        by_cand.setdefault(g["candidate_id"], {})[(g["gate"], g["screen"])] = g["outcome"]
+    seen: set[str] = set()
+    for a in attempts:
+        if a["status"] == "error":
+            f.errors += 1
+        cid = a.get("candidate_id")
+        if not cid:
+            if a["status"] == "generator-failed":
+                f.generator_failed += 1
+            continue
+        f.generated += 1
+        out = by_cand.get(cid, {})
+        if out.get(("verify", "")) != "pass":
+            continue
+        f.verified += 1
+        alive = True
+        for s in screens:
+            if alive and out.get(("screen", s)) == "pass":
+                f.screens[s] += 1
+            else:
+                alive = False
+        if not alive:
+            continue
+        solve = [v for (g, _), v in out.items() if g == "solve"]
+        if solve:
+            if "pass" in solve:
+                f.solved += 1
+            else:
+                f.unsolved += 1
+        if a["status"] == "accepted" or (not solve and a["status"] == "screened"):
+            f.accepted += 1
+            rec = store.get_candidate(cid)
+            if rec is not None and not rec.duplicate_of and cid not in seen:
+                f.unique += 1
+            else:
+                f.duplicates += 1
+            seen.add(cid)
+    return f
+
+
+async def rescreen(
+    store: Any,
+    *,
+    screens: list[str],
+    solver: str | None = None,
+    solver_cmd: str | None = None,
+    domain: str = "fenicsx",
+    calls: int = 3,
+    seed: int = 0,
+    solve_time_limit: float = 300.0,
+    concurrency: int = 4,
+    resume: bool = False,
+    progress: ProgressCallback | None = None,
+) -> tuple[str, Funnel]:
+    """Apply screens (then the tool gate) to every verified candidate in the database."""
+    cfg = LoopConfig(
+        domain=domain,
+        generator="rescreen",
+        screens=screens,
+        solver=solver,
+        solver_cmd=solver_cmd,
+        calls=calls,
+        seed=seed,
+        solve_time_limit=solve_time_limit,
+        concurrency=concurrency,
+    )
+    cfg.check()
+    verified = _verified_candidates(store)
+    if not verified:
+        raise BadInput(f"no verified candidates to rescreen in {store.path}")
+    cfg.rounds = len(verified)
+    run = store.latest_run(kind="rescreen") if resume else None
+    if run is not None:
+        run_id = run["id"]
+        store.set_run_status(run_id, "running")
+    else:
+        run_id = store.create_run("rescreen", domain=domain, config=cfg.model_dump())
+    done = store.done_rounds(run_id)
+    ctx = _Context(cfg, store, run_id, len(verified), progress)
+    ctx.done = len(done)
+
+    async def one(i: int, rec: Any) -> None:
+        async with ctx.rounds:
+            t0 = time.perf_counter()
+            cand = candidate_from_record(rec)
+            # Verification carries over from the generation run that recorded it.
+            status, reason, detail = await screen_and_solve(ctx, cand, {"family": rec.family})
+            if rec.duplicate_of:
+                detail["duplicate_of"] = rec.duplicate_of
+            store.add_attempt(
+                run_id,
+                i,
+                candidate_id=rec.id,
+                status=status,
+                reason=reason,
+                detail=detail,
+                seconds=time.perf_counter() - t0,
+            )
+            ctx.tick()
+
+    try:
+        await asyncio.gather(*(one(i, rec) for i, rec in enumerate(verified) if i not in done))
+    except BaseException:
+        store.set_run_status(run_id, "interrupted")
+        raise
+    store.set_run_status(run_id, "finished")
+    f = funnel_of_run_rescreen(store, run_id, screens, len(verified))
+    return run_id, f
+
+
+def funnel_of_run_rescreen(store: Any, run_id: str, screens: list[str], verified: int) -> Funnel:
+    """A rescreen run's funnel: every candidate entered already verified."""
+    f = funnel_of_run(_AssumeVerified(store), run_id, screens)
+    f.generated = f.verified = verified
+    return f
+
+
+class _AssumeVerified:
+    """A store view in which every candidate of the run counts as verified."""
+
+    def __init__(self, store: Any):
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def gate_results(self, *, run_id: str) -> list[dict[str, Any]]:
+        rows = self._store.gate_results(run_id=run_id)
+        cands = {a["candidate_id"] for a in self._store.attempts(run_id) if a.get("candidate_id")}
+        return rows + [
+            {"candidate_id": c, "gate": "verify", "screen": "", "outcome": "pass"} for c in cands
+        ]
+
+
+def _verified_candidates(store: Any) -> list[Any]:
+    rows = store.query(
+        "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
+    )
+    ids = {r["candidate_id"] for r in rows}
+    recs = [r for r in store.candidates() if r.id in ids]
+    return sorted(recs, key=lambda r: (r.created_at, r.id))
+
+
+def _short(spec: str) -> str:
+    return spec if len(spec) <= 24 else spec[:21] + "..."

@@ -1,0 +1,181 @@
+"""Gate 2, no-tool screens: a model sees only the question and shuffled options.
+
+A screen is one model spec with its settings. It makes up to three calls, each with an
+independently shuffled option order seeded from (seed, candidate, screen, call). Each
+chosen option is mapped back to its value and graded by value. Two correct calls out of
+three mean the screen solves the candidate, which is then rejected as too easy. The
+calls stop early once the first two agree (the majority is decided).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from scigate.gate._candidate import LETTERS, Candidate
+from scigate.gate._values import values_match
+
+SCREEN_SYSTEM = (
+    "You are answering a multiple-choice question. You have no tools, no code execution, "
+    "no files and no internet: answer from your own knowledge and reasoning. "
+    "End your reply with a final line of the form 'Answer: X', where X is one of A, B, C, D."
+)
+
+
+class ScreenCall(BaseModel):
+    """One presentation of the candidate to a screen."""
+
+    index: int
+    order: list[str]  # original letters in the order shown as A, B, C, D
+    reply: str | None = None  # kept verbatim, even when unparseable
+    chosen_letter: str | None = None  # the letter as shown
+    chosen_original: str | None = None  # mapped back to the original letter
+    chosen_value: str | None = None
+    correct: bool = False
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+    seconds: float = 0.0
+
+
+class ScreenResult(BaseModel):
+    """The screen's verdict on one candidate."""
+
+    screen: str
+    solved: bool
+    correct_calls: int
+    calls: list[ScreenCall] = Field(default_factory=list)
+    early_stop: bool = False
+    planned_calls: int = 3
+    shuffled: bool = True
+    seconds: float = 0.0
+
+    @property
+    def reason(self) -> str:
+        n = len(self.calls)
+        verdict = "solved it (rejected as too easy)" if self.solved else "did not solve it"
+        stop = "; stopped early, majority decided" if self.early_stop else ""
+        return f"{self.screen} {verdict}: {self.correct_calls} of {n} calls correct{stop}"
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON shape of interfaces.md plus the extra fields."""
+        data = self.model_dump()
+        data["reason"] = self.reason
+        return data
+
+
+class Reply(BaseModel):
+    """What a responder answered for one presentation."""
+
+    text: str | None
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+
+
+class Responder(Protocol):
+    """Anything that can answer a shown question: a model or a cue baseline."""
+
+    name: str
+
+    async def respond(
+        self, candidate: Candidate, shown: dict[str, str], call_index: int, call_key: str
+    ) -> Reply: ...
+
+
+def presentation_order(seed: int, candidate_id: str, screen: str, call_index: int) -> list[str]:
+    """The original letters in shown order, seeded from candidate, screen and call."""
+    order = list(LETTERS)
+    random.Random(f"{seed}|{candidate_id}|{screen}|{call_index}").shuffle(order)
+    return order
+
+
+def render_question(question: str, shown: dict[str, str]) -> str:
+    """The user message: the question and the options as shown."""
+    lines = [question.strip(), ""]
+    lines += [f"({letter}) {shown[letter]}" for letter in LETTERS]
+    return "\n".join(lines)
+
+
+_ANSWER = re.compile(r"answer\s*(?:is)?\s*[:\-]?\s*\**\s*\(?([A-D])\)?(?![A-Za-z])", re.IGNORECASE)
+_BARE = re.compile(r"^\W*\(?([A-D])\)?\W*$")
+
+
+def parse_choice(reply: str | None, shown: dict[str, str]) -> str | None:
+    """The shown letter a reply chose, or None when it cannot be read."""
+    if not reply:
+        return None
+    text = reply.strip()
+    found = _ANSWER.findall(text)
+    if found:
+        return found[-1].upper()
+    m = _BARE.match(text.splitlines()[-1] if text else "")
+    if m:
+        return m.group(1).upper()
+    last = text.splitlines()[-1]
+    hits = [letter for letter, value in shown.items() if values_match(last.strip(" .*"), value)]
+    return hits[0] if len(hits) == 1 else None
+
+
+async def run_screen(
+    candidate: Candidate,
+    responder: Responder,
+    *,
+    calls: int = 3,
+    seed: int = 0,
+    early_stop: bool = True,
+    key_prefix: str = "",
+) -> ScreenResult:
+    """Present the candidate `calls` times in shuffled orders and grade by value."""
+    if candidate.answer is None:
+        raise ValueError("a screen needs the proposed answer to grade against")
+    proposed_value = candidate.options[candidate.answer]
+    needed = calls // 2 + 1
+    started = time.perf_counter()
+    records: list[ScreenCall] = []
+    stopped_early = False
+    for i in range(calls):
+        order = presentation_order(seed, candidate.id, responder.name, i)
+        shown = {LETTERS[k]: candidate.options[orig] for k, orig in enumerate(order)}
+        t0 = time.perf_counter()
+        reply = await responder.respond(
+            candidate, shown, i, f"{key_prefix}screen:{candidate.id}:{responder.name}:{seed}:{i}"
+        )
+        call = ScreenCall(
+            index=i,
+            order=order,
+            reply=reply.text,
+            error=reply.error,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cost=reply.cost,
+            seconds=round(time.perf_counter() - t0, 3),
+        )
+        chosen = parse_choice(reply.text, shown)
+        if chosen is not None:
+            call.chosen_letter = chosen
+            call.chosen_original = order[LETTERS.index(chosen)]
+            call.chosen_value = shown[chosen]
+            call.correct = values_match(call.chosen_value, proposed_value)
+        records.append(call)
+        correct = sum(c.correct for c in records)
+        wrong = len(records) - correct
+        if early_stop and i + 1 < calls and (correct >= needed or wrong > calls - needed):
+            stopped_early = True
+            break
+    correct = sum(c.correct for c in records)
+    return ScreenResult(
+        screen=responder.name,
+        solved=correct >= needed,
+        correct_calls=correct,
+        calls=records,
+        early_stop=stopped_early,
+        planned_calls=calls,
+        seconds=round(time.perf_counter() - started, 3),
+    )

@@ -1,0 +1,79 @@
+"""Value matching: options and printed answers compare by value, not by letter.
+
+Numeric values compare as numbers at the option's printed precision: the printed value
+is rounded to the option's last decimal place (``0.060723`` equals ``0.0607230``;
+``0.0607234`` rounds to ``0.060723``). Other values compare after trimming white space
+and case.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def parse_number(text: str) -> Decimal | None:
+    """The value of `text` as a Decimal, or None when it is not a plain number."""
+    s = text.strip().replace("\u2212", "-")
+    if not _NUMBER.match(s):
+        return None
+    try:
+        return Decimal(s)
+    except InvalidOperation:  # pragma: no cover - the regex already filters
+        return None
+
+
+def values_match(printed: str, option: str) -> bool:
+    """True when `printed` equals `option` by value (numbers at the option's precision)."""
+    a, b = parse_number(printed), parse_number(option)
+    if a is not None and b is not None:
+        exponent = b.as_tuple().exponent
+        if not isinstance(exponent, int):  # pragma: no cover - NaN/inf rejected by regex
+            return False
+        quantum = Decimal(1).scaleb(exponent)
+        try:
+            return a.quantize(quantum, rounding=ROUND_HALF_EVEN) == b.quantize(quantum)
+        except InvalidOperation:
+            return False
+    return _norm(printed) == _norm(option)
+
+
+def match_option(printed: str, options: dict[str, str]) -> list[str]:
+    """The letters of every option that `printed` matches by value (sorted)."""
+    return sorted(letter for letter, value in options.items() if values_match(printed, value))
+
+
+def options_distinct(options: dict[str, str]) -> list[tuple[str, str]]:
+    """Pairs of letters whose option values coincide (empty when all are distinct)."""
+    letters = sorted(options)
+    return [
+        (a, b)
+        for i, a in enumerate(letters)
+        for b in letters[i + 1 :]
+        if values_match(options[a], options[b]) or values_match(options[b], options[a])
+    ]
+
+
+def numeric_values(options: dict[str, str]) -> dict[str, float] | None:
+    """Every option as a float, or None when any option is not numeric."""
+    out: dict[str, float] = {}
+    for letter, value in options.items():
+        number = parse_number(value)
+        if number is None:
+            return None
+        out[letter] = float(number)
+    return out
+
+
+def value_rank(options: dict[str, str], letter: str) -> int | None:
+    """1-based rank of option `letter`'s value among the options (1 = smallest)."""
+    values = numeric_values(options)
+    if values is None or letter not in values:
+        return None
+    return 1 + sum(1 for v in values.values() if v < values[letter])
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()

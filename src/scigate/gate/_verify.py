@@ -1,0 +1,137 @@
+"""Gate 1, local verification: the saved solution must reproduce the proposed answer."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from scigate.gate._candidate import Candidate, load_candidate
+from scigate.gate._values import match_option
+
+DEFAULT_TIMEOUT = 300.0
+
+
+class VerifyResult(BaseModel):
+    """The outcome of running solution.py on a copy without answer.txt."""
+
+    passed: bool
+    printed: str | None
+    matched_option: str | None
+    proposed: str
+    reason: str
+    seconds: float
+    exit_code: int | None = None
+    timed_out: bool = False
+    stderr_tail: str = ""
+
+    def detail(self) -> dict:
+        """The record kept in the run database."""
+        return self.model_dump()
+
+
+def verify(
+    candidate: Candidate | str | Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    python: str | None = None,
+    memory_bytes: int | None = None,
+) -> VerifyResult:
+    """Run the candidate's solution in the sandbox and compare its one printed line by value."""
+    from scigate import sandbox
+
+    cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
+    assert cand.answer is not None
+    limits = sandbox.Limits(wall_seconds=timeout)
+    if memory_bytes is not None:
+        limits.memory_bytes = memory_bytes
+    workspace = sandbox.fresh_workspace()
+    try:
+        cand.write(workspace, include_answer=False)
+        result = sandbox.run_python(
+            script=workspace / "solution.py",
+            workspace=workspace,
+            limits=limits,
+            python=python or sys.executable,
+        )
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+    return judge_run(cand, result)
+
+
+async def averify(candidate: Candidate | str | Path, **kwargs) -> VerifyResult:
+    """`verify` without blocking the event loop."""
+    return await asyncio.to_thread(verify, candidate, **kwargs)
+
+
+def judge_run(cand: Candidate, result) -> VerifyResult:
+    """Turn a sandbox result into a verification verdict with a plain-words reason."""
+    proposed = cand.answer or ""
+    base = {
+        "proposed": proposed,
+        "seconds": round(result.seconds, 3),
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "stderr_tail": result.stderr_tail(10),
+    }
+    if result.timed_out:
+        return VerifyResult(
+            passed=False,
+            printed=None,
+            matched_option=None,
+            reason=f"timeout: {result.reason}",
+            **base,
+        )
+    if result.exit_code != 0:
+        tail = result.stderr_tail(5).strip()
+        why = f"crash: {result.reason}"
+        if tail and tail not in why:
+            why += f"; last stderr lines: {tail}"
+        return VerifyResult(passed=False, printed=None, matched_option=None, reason=why, **base)
+    lines = [ln.strip() for ln in result.stdout.splitlines() if ln.strip()]
+    if not lines:
+        return VerifyResult(
+            passed=False,
+            printed=None,
+            matched_option=None,
+            reason="no output: the solution printed nothing on stdout",
+            **base,
+        )
+    if len(lines) > 1:
+        shown = "; ".join(lines[:3]) + ("; ..." if len(lines) > 3 else "")
+        return VerifyResult(
+            passed=False,
+            printed=None,
+            matched_option=None,
+            reason=f"several output lines: printed {len(lines)} lines ({shown}); expected exactly one",
+            **base,
+        )
+    printed = lines[0]
+    matches = match_option(printed, cand.options)
+    if not matches:
+        return VerifyResult(
+            passed=False,
+            printed=printed,
+            matched_option=None,
+            reason=f"value matches no option: printed {printed}",
+            **base,
+        )
+    if proposed in matches:
+        return VerifyResult(
+            passed=True,
+            printed=printed,
+            matched_option=proposed,
+            reason=f"printed {printed}, matching the proposed option {proposed}",
+            **base,
+        )
+    return VerifyResult(
+        passed=False,
+        printed=printed,
+        matched_option=matches[0],
+        reason=f"value matches another option: printed {printed}, which is option {matches[0]}, "
+        f"not the proposed {proposed}",
+        **base,
+    )

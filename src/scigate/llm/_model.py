@@ -1,0 +1,301 @@
+"""The abstract `Model`: settings, retries, concurrency limits, accounting and recording.
+
+Provider subclasses implement `_generate` (one attempt) and say which of their errors
+are transient; everything else (one retry policy, one concurrency limit per endpoint,
+timeouts, cost, the call record) lives here so that every provider behaves the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from scigate.errors import BadInput
+from scigate.llm._errors import ModelError
+from scigate.llm._prices import estimate_cost
+from scigate.llm._spec import LAYER_SETTINGS, ModelSpec
+from scigate.llm._types import ModelCallRecord, ModelOutput
+
+Recorder = Callable[[ModelCallRecord], Any]
+
+DEFAULT_TIMEOUT = 600.0
+DEFAULT_MAX_RETRIES = 4  # five attempts in all
+DEFAULT_CONCURRENCY = 8
+DEFAULT_RETRY_WAIT = 1.0  # first backoff, seconds; doubles each retry, with jitter
+DEFAULT_RETRY_WAIT_MAX = 60.0
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
+@dataclass(frozen=True)
+class LayerSettings:
+    """Settings the layer consumes (never sent to the provider)."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_MAX_RETRIES
+    concurrency: int = DEFAULT_CONCURRENCY
+    retry_wait: float = DEFAULT_RETRY_WAIT
+    retry_wait_max: float = DEFAULT_RETRY_WAIT_MAX
+    api_key_env: str | None = None
+
+
+def _number(name: str, value: Any, spec: str, *, integer: bool, minimum: float) -> Any:
+    ok = isinstance(value, int) if integer else isinstance(value, int | float)
+    if isinstance(value, bool) or not ok or value < minimum:
+        kind = "an integer" if integer else "a number"
+        raise BadInput(f"setting {name}={value!r} for model {spec!r} must be {kind} >= {minimum:g}")
+    return value if integer else float(value)
+
+
+def split_settings(settings: dict[str, Any], spec: str) -> tuple[LayerSettings, dict[str, Any]]:
+    """Separate layer settings (validated) from the settings sent to the provider."""
+    sent = {k: v for k, v in settings.items() if k not in LAYER_SETTINGS}
+    api_key_env = settings.get("api_key_env")
+    if api_key_env is not None and not (isinstance(api_key_env, str) and api_key_env):
+        raise BadInput(f"setting api_key_env for model {spec!r} must name an environment variable")
+    layer = LayerSettings(
+        timeout=_number(
+            "timeout", settings.get("timeout", DEFAULT_TIMEOUT), spec, integer=False, minimum=0.001
+        ),
+        max_retries=_number(
+            "max_retries",
+            settings.get("max_retries", DEFAULT_MAX_RETRIES),
+            spec,
+            integer=True,
+            minimum=0,
+        ),
+        concurrency=_number(
+            "concurrency",
+            settings.get("concurrency", DEFAULT_CONCURRENCY),
+            spec,
+            integer=True,
+            minimum=1,
+        ),
+        retry_wait=_number(
+            "retry_wait",
+            settings.get("retry_wait", DEFAULT_RETRY_WAIT),
+            spec,
+            integer=False,
+            minimum=0,
+        ),
+        retry_wait_max=_number(
+            "retry_wait_max",
+            settings.get("retry_wait_max", DEFAULT_RETRY_WAIT_MAX),
+            spec,
+            integer=False,
+            minimum=0,
+        ),
+        api_key_env=api_key_env,
+    )
+    return layer, sent
+
+
+# One semaphore per (event loop, provider endpoint, limit): asyncio primitives must not be
+# shared across loops, and each test or `asyncio.run` gets a loop of its own.
+_SEMAPHORES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, asyncio.Semaphore]]
+_SEMAPHORES = weakref.WeakKeyDictionary()
+
+
+def endpoint_semaphore(key: tuple, limit: int) -> asyncio.Semaphore:
+    """The shared semaphore limiting in-flight calls to one endpoint in this event loop."""
+    per_loop = _SEMAPHORES.setdefault(asyncio.get_running_loop(), {})
+    full_key = (*key, limit)
+    if full_key not in per_loop:
+        per_loop[full_key] = asyncio.Semaphore(limit)
+    return per_loop[full_key]
+
+
+def check_messages(messages: Any) -> list[dict[str, Any]]:
+    """Raise BadInput unless `messages` is a list of OpenAI chat-format dicts."""
+    if not isinstance(messages, list) or not messages:
+        raise BadInput("messages must be a non-empty list of chat messages (dicts with a 'role')")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            raise BadInput(
+                f"message {i} is not a chat message: expected a dict whose role is one of "
+                "system, user, assistant, tool"
+            )
+        if message["role"] == "tool" and not message.get("tool_call_id"):
+            raise BadInput(f"message {i} has role 'tool' but no tool_call_id")
+    return messages
+
+
+def public_message(message: dict[str, Any]) -> dict[str, Any]:
+    """The message without private ("_"-prefixed) keys, for providers that reject extras."""
+    return {k: v for k, v in message.items() if not k.startswith("_")}
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return float(value) * scale
+            except ValueError:
+                return None
+    return None
+
+
+class Model(ABC):
+    """A model behind one async interface, whatever its provider.
+
+    `generate` merges spec settings with call-time settings (call-time wins; a value of
+    None removes a setting), retries transient failures with exponential backoff and
+    jitter, limits in-flight calls per endpoint, fills in latency and cost, and passes a
+    `ModelCallRecord` of every call (success or final failure) to the recorder.
+    """
+
+    provider: ClassVar[str] = ""
+
+    def __init__(self, spec: ModelSpec, *, recorder: Recorder | None = None) -> None:
+        self.spec = spec
+        self.name = spec.raw
+        self.recorder = recorder
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    # -- what providers implement -------------------------------------------------------
+
+    @abstractmethod
+    async def _generate(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        settings: dict[str, Any],
+        layer: LayerSettings,
+    ) -> ModelOutput:
+        """One attempt: call the provider and return its output (latency and cost unset)."""
+
+    def _prepare(self, layer: LayerSettings) -> None:  # noqa: B027 - optional hook
+        """Check what the call needs (credentials) before any attempt; raise BadInput."""
+
+    def _is_transient(self, exc: BaseException) -> bool:
+        """Whether an attempt's error is worth retrying (rate limit, 5xx, timeout, network)."""
+        return isinstance(exc, TimeoutError)
+
+    def endpoint(self) -> tuple:
+        """The key of this model's concurrency limit."""
+        return (self.spec.provider, self.spec.base_url or "")
+
+    # -- the one policy -----------------------------------------------------------------
+
+    def _wait(self, layer: LayerSettings) -> Callable[[RetryCallState], float]:
+        backoff = wait_exponential_jitter(
+            multiplier=layer.retry_wait, max=layer.retry_wait_max, jitter=layer.retry_wait
+        )
+
+        def wait(state: RetryCallState) -> float:
+            seconds = backoff(state)
+            if state.outcome is not None and state.outcome.failed:
+                hint = _retry_after(state.outcome.exception())
+                if hint is not None:
+                    seconds = max(seconds, hint)
+            return min(seconds, layer.retry_wait_max)
+
+        return wait
+
+    async def generate(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        **settings: Any,
+    ) -> ModelOutput:
+        """Generate the next assistant turn for `messages`, optionally offering `tools`."""
+        merged = {k: v for k, v in {**self.spec.settings, **settings}.items() if v is not None}
+        layer, sent = split_settings(merged, self.name)
+        check_messages(messages)
+        if tools is not None and not isinstance(tools, list):
+            raise BadInput("tools must be None or a list of OpenAI function-tool schemas")
+        self._prepare(layer)
+
+        semaphore = endpoint_semaphore(self.endpoint(), layer.concurrency)
+        attempts = 0
+
+        async def attempt() -> ModelOutput:
+            nonlocal attempts
+            async with semaphore:
+                attempts += 1
+                async with asyncio.timeout(layer.timeout):
+                    return await self._generate(messages, tools, sent, layer)
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(layer.max_retries + 1),
+            wait=self._wait(layer),
+            retry=retry_if_exception(self._is_transient),
+            reraise=True,
+        )
+        started_at = time.time()
+        start = time.perf_counter()
+        try:
+            output = await retrying(attempt)
+        except Exception as exc:
+            latency = time.perf_counter() - start
+            if isinstance(exc, BadInput | ModelError):
+                error: Exception = exc
+            else:
+                detail = " ".join(str(exc).split()) or "no detail"
+                error = ModelError(
+                    f"{self.name}: {type(exc).__name__}: {detail} "
+                    f"(after {attempts} attempt{'s' if attempts != 1 else ''})",
+                    spec=self.name,
+                    attempts=attempts,
+                )
+            await self._record(
+                ModelCallRecord(
+                    spec=self.name,
+                    settings=sent,
+                    messages=messages,
+                    tools=tools,
+                    latency=latency,
+                    error=str(error),
+                    started_at=started_at,
+                    attempts=attempts,
+                )
+            )
+            if error is exc:
+                raise
+            raise error from exc
+
+        output.latency = time.perf_counter() - start
+        output.cost = self._cost(output)
+        await self._record(
+            ModelCallRecord(
+                spec=self.name,
+                settings=sent,
+                messages=messages,
+                tools=tools,
+                response=output.model_dump(mode="json", exclude={"raw"}),
+                usage=output.usage,
+                cost=output.cost,
+                latency=output.latency,
+                started_at=started_at,
+                attempts=attempts,
+            )
+        )
+        return output
+
+    def _cost(self, output: ModelOutput) -> float | None:
+        cost = estimate_cost(f"{self.spec.provider}/{self.spec.model}", output.usage)
+        if cost is None and output.model and output.model != self.spec.model:
+            cost = estimate_cost(f"{self.spec.provider}/{output.model}", output.usage)
+        return cost
+
+    async def _record(self, record: ModelCallRecord) -> None:
+        if self.recorder is None:
+            return
+        result = self.recorder(record)
+        if inspect.isawaitable(result):
+            await result

@@ -1,0 +1,76 @@
+"""`get_model` (spec -> provider adapter) and `providers_status` (for `scigate doctor`)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from scigate.errors import BadInput
+from scigate.llm._anthropic import AnthropicModel
+from scigate.llm._model import Model, Recorder
+from scigate.llm._openai import COMPATIBLE_KEY_ENV, COMPATIBLE_URL_ENV, OpenAIModel
+from scigate.llm._python import PythonModel
+from scigate.llm._spec import SHORTHANDS, ModelSpec, parse_spec
+
+_ADAPTERS: dict[str, type[Model]] = {
+    "openai": OpenAIModel,
+    "openai-compatible": OpenAIModel,
+    "anthropic": AnthropicModel,
+    "python": PythonModel,
+}
+
+
+def get_model(spec: str | ModelSpec, *, recorder: Recorder | None = None) -> Model:
+    """The model a spec names; `recorder` receives a `ModelCallRecord` for every call.
+
+    Raises BadInput for a malformed spec, an unknown provider, a missing python file or
+    function, or an openai-compatible spec without a server address. Credentials are
+    checked at the first call, so that models can be built (and listed) without them.
+    """
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    elif not isinstance(spec, ModelSpec):
+        raise BadInput(f"model spec must be a string PROVIDER/MODEL[?key=value&...], not {spec!r}")
+    adapter = _ADAPTERS.get(spec.provider)
+    if adapter is None:
+        raise BadInput(f"unknown provider {spec.provider!r} in model spec {spec.raw!r}")
+    return adapter(spec, recorder=recorder)
+
+
+def _env(name: str) -> bool:
+    return bool(os.environ.get(name))
+
+
+def providers_status() -> list[dict[str, Any]]:
+    """For `scigate doctor`: each provider, whether it is configured, and how (the names
+    of the environment variables it reads; never their values)."""
+    anthropic_how = "ANTHROPIC_API_KEY"
+    if not _env("ANTHROPIC_API_KEY") and _env("ANTHROPIC_AUTH_TOKEN"):
+        anthropic_how = "ANTHROPIC_AUTH_TOKEN"
+    openai_how = "OPENAI_API_KEY" + (" + OPENAI_BASE_URL" if _env("OPENAI_BASE_URL") else "")
+    compatible_how = (
+        f"base_url in the spec or {COMPATIBLE_URL_ENV}; key from {COMPATIBLE_KEY_ENV} "
+        "(optional) or the api_key_env setting"
+    )
+    rows = [
+        {"provider": "openai", "configured": _env("OPENAI_API_KEY"), "how": openai_how},
+        {
+            "provider": "anthropic",
+            "configured": _env("ANTHROPIC_API_KEY") or _env("ANTHROPIC_AUTH_TOKEN"),
+            "how": anthropic_how,
+        },
+        # These need no credentials: whether a server is listening is a network question.
+        {"provider": "openai-compatible", "configured": True, "how": compatible_how},
+    ]
+    rows += [
+        {"provider": name, "configured": True, "how": f"local server at {url}"}
+        for name, url in SHORTHANDS.items()
+    ]
+    rows.append(
+        {
+            "provider": "python",
+            "configured": True,
+            "how": "python/PATH.py:FUNCTION (no credentials)",
+        }
+    )
+    return rows

@@ -1,0 +1,26 @@
+"""Scripted no-tool screens for the tests."""
+
+import re
+
+
+def _shown(messages):
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    return dict(re.findall(r"^\(([A-D])\) (.+)$", user, re.MULTILINE))
+
+
+def knows_value(messages, tools=None, **settings):
+    """Answers by value: picks whichever shown letter holds 0.285714."""
+    for letter, value in _shown(messages).items():
+        if value.strip() == "0.285714":
+            return f"The value is 2/7.\nAnswer: {letter}"
+    return "I am not sure.\nAnswer: A"
+
+
+def always_a(messages, tools=None, **settings):
+    """A pure letter prior."""
+    return "Answer: A"
+
+
+def mumbles(messages, tools=None, **settings):
+    """Never gives a readable choice."""
+    return "It depends on the mesh, I would need to run the code."
