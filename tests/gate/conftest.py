@@ -21,7 +21,11 @@ def write_candidate(
 ) -> Path:
     """Write a candidate directory; any file can be replaced to make it malformed."""
     directory.mkdir(parents=True, exist_ok=True)
-    opts = options if options is not None else {"A": "0.142857", "B": "0.285714", "C": "0.428571", "D": "0.571429"}
+    opts = (
+        options
+        if options is not None
+        else {"A": "0.142857", "B": "0.285714", "C": "0.428571", "D": "0.571429"}
+    )
     (directory / "question.md").write_text(question + "\n")
     (directory / "options.json").write_text(json.dumps(opts))
     if answer is not None:

@@ -24,9 +24,22 @@ def test_loads_a_good_candidate(candidate_dir: Path) -> None:
     [
         (lambda d: (d / "solution.py").unlink(), "missing solution.py"),
         (lambda d: (d / "answer.txt").unlink(), "missing answer.txt"),
-        (lambda d: (d / "options.json").write_text(json.dumps({"A": "1", "B": "2", "C": "3"})), "has 3 options"),
-        (lambda d: (d / "options.json").write_text(json.dumps({k: str(i) for i, k in enumerate("ABCDE")})), "has 5 options"),
-        (lambda d: (d / "options.json").write_text(json.dumps({"A": "0.5", "B": "0.50", "C": "1", "D": "2"})), "same value"),
+        (
+            lambda d: (d / "options.json").write_text(json.dumps({"A": "1", "B": "2", "C": "3"})),
+            "has 3 options",
+        ),
+        (
+            lambda d: (d / "options.json").write_text(
+                json.dumps({k: str(i) for i, k in enumerate("ABCDE")})
+            ),
+            "has 5 options",
+        ),
+        (
+            lambda d: (d / "options.json").write_text(
+                json.dumps({"A": "0.5", "B": "0.50", "C": "1", "D": "2"})
+            ),
+            "same value",
+        ),
         (lambda d: (d / "options.json").write_text("{not json"), "not valid JSON"),
         (lambda d: (d / "answer.txt").write_text("the second one\n"), "no option letter"),
         (lambda d: (d / "question.md").write_text("   \n"), "question.md is empty"),
@@ -44,7 +57,9 @@ def test_answer_letter_forms(text: str) -> None:
 
 
 def _scigate(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scigate", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "scigate", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_bad_candidate_exits_2_with_one_line(tmp_path: Path) -> None:

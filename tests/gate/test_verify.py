@@ -19,7 +19,10 @@ def test_good_candidate_passes(candidate_dir: Path) -> None:
 
 
 def test_solution_runs_without_answer_file(tmp_path: Path) -> None:
-    d = write_candidate(tmp_path / "c", solution="import os\nprint('0.285714' if not os.path.exists('answer.txt') else 'cheat')\n")
+    d = write_candidate(
+        tmp_path / "c",
+        solution="import os\nprint('0.285714' if not os.path.exists('answer.txt') else 'cheat')\n",
+    )
     assert verify(d, timeout=60).passed
 
 
@@ -40,12 +43,16 @@ def test_failures_have_plain_reasons(tmp_path: Path, solution: str, reason: str)
 
 
 def test_crash_reports_last_stderr_lines(tmp_path: Path) -> None:
-    r = verify(write_candidate(tmp_path / "c", solution="import dolfinx_does_not_exist\n"), timeout=60)
+    r = verify(
+        write_candidate(tmp_path / "c", solution="import dolfinx_does_not_exist\n"), timeout=60
+    )
     assert "ModuleNotFoundError" in r.reason and "dolfinx_does_not_exist" in r.reason
 
 
 def test_hanging_script_times_out(tmp_path: Path) -> None:
-    r = verify(write_candidate(tmp_path / "c", solution="import time\ntime.sleep(600)\n"), timeout=2)
+    r = verify(
+        write_candidate(tmp_path / "c", solution="import time\ntime.sleep(600)\n"), timeout=2
+    )
     assert not r.passed and r.timed_out and r.reason.startswith("timeout")
     assert r.seconds < 10
 
@@ -58,12 +65,20 @@ def test_other_option_is_named(tmp_path: Path) -> None:
 def test_cli_json_and_exit_codes(tmp_path: Path) -> None:
     good = write_candidate(tmp_path / "good")
     bad = write_candidate(tmp_path / "bad", solution="print(1)\nprint(2)\n")
-    p = subprocess.run([sys.executable, "-m", "scigate", "gate", "verify", str(good), "--json"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "verify", str(good), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert {"passed", "printed", "matched_option", "proposed", "reason", "seconds"} <= data.keys()
     assert data["passed"] is True and data["printed"] == "0.285714"
-    p = subprocess.run([sys.executable, "-m", "scigate", "gate", "verify", str(bad), "--json"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "verify", str(bad), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 1 and json.loads(p.stdout)["passed"] is False

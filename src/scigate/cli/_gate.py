@@ -144,7 +144,9 @@ def run_cmd(
         None, "--solver", help="Model spec of the tool-enabled solver."
     ),
     solver_cmd: str | None = typer.Option(None, "--solver-cmd", help="External solver command."),
-    rounds: int = typer.Option(10, "--rounds", help="Generation rounds."),
+    rounds: int | None = typer.Option(
+        None, "--rounds", help="Generation rounds [default: 10; on --resume: as stored]."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of templates and option shuffles."),
     calls: int = typer.Option(3, "--calls", help="Calls per screen."),
     concurrency: int = typer.Option(
@@ -185,6 +187,22 @@ def run_cmd(
         raise BadInput(f"database not found: {db}")
     if not (resume or rescreen) and generator is None:
         raise BadInput("--generator is required (a model spec or 'templates')")
+    cfg = LoopConfig(
+        domain=domain,
+        generator=generator or ("rescreen" if rescreen else "templates"),
+        screens=screen,
+        solver=solver,
+        solver_cmd=solver_cmd,
+        rounds=10 if rounds is None else rounds,
+        seed=seed,
+        calls=calls,
+        concurrency=concurrency,
+        fem_workers=fem_workers or max(1, os.cpu_count() or 1),
+        verify_timeout=verify_timeout,
+        solve_time_limit=time_limit,
+        families=family or None,
+    )
+    cfg.validate()  # bad specs, domains and settings fail before anything is written
     if db.parent and not db.parent.exists():
         db.parent.mkdir(parents=True, exist_ok=True)
     store = Store(db)
@@ -222,22 +240,11 @@ def run_cmd(
                 )
             )
         else:
-            cfg = LoopConfig(
-                domain=domain,
-                generator=generator or "templates",
-                screens=screen,
-                solver=solver,
-                solver_cmd=solver_cmd,
-                rounds=rounds,
-                seed=seed,
-                calls=calls,
-                concurrency=concurrency,
-                fem_workers=fem_workers or max(1, os.cpu_count() or 1),
-                verify_timeout=verify_timeout,
-                solve_time_limit=time_limit,
-                families=family or None,
+            run_id, funnel = asyncio.run(
+                run_loop(
+                    cfg, store, resume=resume, rounds_given=rounds is not None, progress=on_progress
+                )
             )
-            run_id, funnel = asyncio.run(run_loop(cfg, store, resume=resume, progress=on_progress))
     store.close()
     data = {"run_id": run_id, "db": str(db), "funnel": funnel.model_dump()}
     _emit(data, as_json, [f"run {run_id} finished: {funnel.line()}", f"database: {db}"])

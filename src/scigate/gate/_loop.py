@@ -63,6 +63,23 @@ class LoopConfig(BaseModel):
         if len(set(self.screens)) != len(self.screens):
             raise BadInput("the same --screen is given twice")
 
+    def validate(self) -> None:
+        """`check`, plus every spec and the domain resolve (before anything is written)."""
+        from scigate.domains import get_domain
+        from scigate.llm import parse_spec
+
+        self.check()
+        get_domain(self.domain)
+        if self.generator not in ("templates", "rescreen"):
+            parse_spec(self.generator)
+        for s in self.screens:
+            if not s.startswith("cue/"):
+                parse_spec(s)
+            else:
+                make_responder(s)
+        if self.solver:
+            parse_spec(self.solver)
+
 
 class Funnel(BaseModel):
     """Counts along the gates, in order."""
@@ -140,17 +157,23 @@ async def run_loop(
     *,
     resume: bool = False,
     run_id: str | None = None,
+    rounds_given: bool = True,
     progress: ProgressCallback | None = None,
 ) -> tuple[str, Funnel]:
-    """Run (or resume) a generation run; returns its id and funnel."""
-    cfg.check()
+    """Run (or resume) a generation run; returns its id and funnel.
+
+    On resume the stored configuration is used; `cfg.rounds` extends or shortens it only
+    when `rounds_given` (the user asked for a number of rounds).
+    """
+    cfg.validate()
     if resume:
         run = store.get_run(run_id) if run_id else store.latest_run(kind="gate")
         if run is None:
             raise BadInput(f"nothing to resume in {store.path}: no gate run found")
         run_id = run["id"]
         stored = LoopConfig.model_validate(run["config"])
-        stored.rounds = max(stored.rounds, cfg.rounds)
+        if rounds_given:
+            stored.rounds = cfg.rounds
         cfg = stored
         store.set_run_status(run_id, "running")
         store.add_event(run_id, "resumed", {"rounds": cfg.rounds})

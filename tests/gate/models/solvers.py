@@ -6,7 +6,10 @@ def runs_code(messages, tools=None, **settings):
     tool_msgs = [m for m in messages if m["role"] == "tool"]
     if not tool_msgs:
         code = "import json\nprint(f'{2/7:.6f}')\n"
-        return {"content": "I will compute it.", "tool_calls": [{"name": "run_python", "arguments": {"code": code}}]}
+        return {
+            "content": "I will compute it.",
+            "tool_calls": [{"name": "run_python", "arguments": {"code": code}}],
+        }
     out = tool_msgs[-1]["content"]
     printed = out.split("--- stdout ---\n", 1)[1].splitlines()[0].strip()
     return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": printed}}]}
@@ -16,7 +19,10 @@ def reads_workspace(messages, tools=None, **settings):
     """Checks what the workspace holds, then submits the letter D."""
     tool_msgs = [m for m in messages if m["role"] == "tool"]
     if not tool_msgs:
-        return {"content": None, "tool_calls": [{"name": "run_bash", "arguments": {"command": "ls -A"}}]}
+        return {
+            "content": None,
+            "tool_calls": [{"name": "run_bash", "arguments": {"command": "ls -A"}}],
+        }
     listing = tool_msgs[-1]["content"]
     assert "answer.txt" not in listing and "solution.py" not in listing, listing
     return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": "D"}}]}

@@ -1,0 +1,68 @@
+"""Per-task LLM calls, prompt tokens and wall time outside the model, for every method.
+
+Runs the seven methods on the fixed 20-task scripted benchmark with the scripted
+python/ model (real tool execution, 50/50 known/unknown split, seed 0) and prints them
+beside the paper's Table A4 (GPT-5.4-mini on OpenSciToolBench). Token counts of a
+python/ model are estimates (4 characters a token), so compare ratios, not absolutes.
+
+    .venv/bin/python benchmarks/bench_agents.py [--known-ratio 0.5] [--train 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from pathlib import Path
+
+from scigate.agents import METHODS, EvalConfig, evaluate, library_tools, load_bench
+from scigate.llm import get_model
+
+HERE = Path(__file__).parent
+BENCH = HERE / "data" / "agents_scripted_20.jsonl"
+MODEL = f"python/{HERE / 'data' / 'agents_scripted_model.py'}:policy"
+PAPER = {  # Table A4: LLM calls, input tokens, output tokens per task
+    "react": (8.2, 72115.8, 427.8),
+    "reflexion": (16.1, 149435.9, 931.1),
+    "scitoolagent": (4.7, 6859.4, 441.0),
+    "evo": (11.3, 21711.3, 387.8),
+}
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--known-ratio", type=float, default=0.5)
+    ap.add_argument(
+        "--train", type=int, default=0, help="use the first N tasks as Evo training tasks"
+    )
+    args = ap.parse_args()
+    tasks = load_bench(BENCH)
+    tools = library_tools()
+    model = get_model(MODEL)
+    print(f"{len(tasks)} tasks, {len(tools)} tools, known ratio {args.known_ratio}\n")
+    header = (
+        "| method | tool acc % | answer acc % | LLM calls/task | input tok/task | output tok/task "
+        "| wall s/task | outside-model s/task | paper calls | paper input tok |"
+    )
+    print(header)
+    print("|" + " --- |" * 10)
+    for method in METHODS:
+        config = EvalConfig(method=method, known_ratio=args.known_ratio)
+        started = time.perf_counter()
+        result = await evaluate(
+            model, tasks, tools, config, train=tasks[: args.train] if args.train else None
+        )
+        elapsed = time.perf_counter() - started
+        s, rows = result.summary, result.rows
+        outside = sum(r["model_free_seconds"] for r in rows) / len(rows)
+        paper = PAPER.get(method)
+        print(
+            f"| {method} | {s['overall']['tool']['mean']:.1f} | {s['overall']['answer']['mean']:.1f} "
+            f"| {s['cost']['llm_calls']:.1f} | {s['cost']['input_tokens']:.0f} | {s['cost']['output_tokens']:.0f} "
+            f"| {elapsed / len(rows):.3f} | {outside:.3f} "
+            f"| {paper[0] if paper else '-'} | {paper[1] if paper else '-'} |"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,83 @@
+"""Tool-using agents: SciToolAgent-Evo, six baselines, and the evaluation harness."""
+
+from scigate.agents._baselines import (
+    BASELINES,
+    run_cot,
+    run_direct,
+    run_rag,
+    run_react,
+    run_reflexion,
+    run_scitoolagent,
+)
+from scigate.agents._context import AgentContext
+from scigate.agents._embed import cosine, default_embedder, hashing_embedder
+from scigate.agents._eval import (
+    METHODS,
+    EvalConfig,
+    EvalResult,
+    alias_table,
+    check_method,
+    evaluate,
+    judge_answer,
+    load_bench,
+    render_markdown,
+    run_method,
+    summarize_rows,
+    write_result,
+)
+from scigate.agents._evo import AccumulationReport, EvoAgent, EvoConfig
+from scigate.agents._executor import execute_chain, run_step, summarize
+from scigate.agents._gate import LinUCBGate
+from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill
+from scigate.agents._records import GateDecision, Task, ToolStep, Trajectory, Usage
+from scigate.agents._scoring import answer_match, lcs_length, tool_scores
+from scigate.agents._toolspace import ToolSpace, library_tools, seeded_split, sparse_functionality
+
+__all__ = [
+    "BASELINES",
+    "DEDUP_THRESHOLD",
+    "METHODS",
+    "AccumulationReport",
+    "AgentContext",
+    "EvalConfig",
+    "EvalResult",
+    "EvoAgent",
+    "EvoConfig",
+    "Experience",
+    "GateDecision",
+    "LinUCBGate",
+    "Memory",
+    "Skill",
+    "Task",
+    "ToolSpace",
+    "ToolStep",
+    "Trajectory",
+    "Usage",
+    "alias_table",
+    "answer_match",
+    "check_method",
+    "cosine",
+    "default_embedder",
+    "evaluate",
+    "execute_chain",
+    "hashing_embedder",
+    "judge_answer",
+    "lcs_length",
+    "library_tools",
+    "load_bench",
+    "render_markdown",
+    "run_cot",
+    "run_direct",
+    "run_method",
+    "run_rag",
+    "run_react",
+    "run_reflexion",
+    "run_scitoolagent",
+    "run_step",
+    "seeded_split",
+    "sparse_functionality",
+    "summarize",
+    "summarize_rows",
+    "tool_scores",
+    "write_result",
+]

@@ -1,0 +1,306 @@
+"""The six baselines of Appendix H, under the same executor and summarizer as Evo.
+
+Every baseline sees the same open-world split: known tools with their full ontology,
+unknown tools only through their sparse attributes (and only when it looks for them).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from scigate.agents._context import AgentContext
+from scigate.agents._executor import execute_chain, format_steps, summarize
+from scigate.agents._prompts import GAPS, PLAN, PLAN_DIRECT, REACT_SYSTEM, REFLECT
+from scigate.agents._records import Task, ToolStep, Trajectory
+
+MAX_TOOLS = 5
+REACT_MAX_STEPS = 10
+REFLEXION_TRIALS = 3
+SCITOOLAGENT_ATTEMPTS = 3
+SCITOOLAGENT_HOPS = 3
+SCITOOLAGENT_LIMIT = 10
+
+
+def _lines(ctx: AgentContext, names: list[str]) -> str:
+    return "\n".join(f"- {ctx.space.describe(n)}" for n in names) or "(none)"
+
+
+def _chain(ctx: AgentContext, reply: dict[str, Any] | None) -> list[str]:
+    raw = (reply or {}).get("tool_chain") or []
+    names = [str(t) for t in raw] if isinstance(raw, list) else []
+    return list(dict.fromkeys(n for n in names if n in ctx.space.tools))
+
+
+def _unknown_for(ctx: AgentContext, queries: list[str]) -> list[str]:
+    found: list[str] = []
+    for q in queries:
+        found += [n for n, _ in ctx.space.retrieve(q, k=MAX_TOOLS, among="unknown")]
+    return list(dict.fromkeys(found))
+
+
+async def _finish(ctx: AgentContext, task: Task, traj: Trajectory, started: float) -> Trajectory:
+    traj.steps, traj.executed_ok = await execute_chain(ctx, task, traj.chain)
+    traj.answer = await summarize(ctx, task, traj.steps)
+    traj.usage, traj.events = ctx.usage, ctx.events
+    traj.wall_seconds = time.perf_counter() - started
+    return traj
+
+
+async def run_direct(ctx: AgentContext, task: Task) -> Trajectory:
+    """Direct: pick the chain from the known set (+ retrieved unknown candidates), no reasoning."""
+    started = time.perf_counter()
+    known = sorted(ctx.space.known)
+    unknown = _unknown_for(ctx, [task.question])
+    reply = await ctx.ask_json(
+        PLAN_DIRECT.format(
+            question=task.prompt_text(),
+            known_tools=_lines(ctx, known),
+            unknown_tools=_lines(ctx, unknown),
+        ),
+        purpose="plan",
+    )
+    traj = Trajectory(method="direct", question=task.question, chain=_chain(ctx, reply))
+    ctx.emit("chain", chain=traj.chain)
+    return await _finish(ctx, task, traj, started)
+
+
+async def run_cot(ctx: AgentContext, task: Task) -> Trajectory:
+    """CoT: reason over the known set, then over unknown candidates for the gaps, merge a chain."""
+    started = time.perf_counter()
+    known = sorted(ctx.space.known)
+    first = await ctx.ask_json(
+        GAPS.format(question=task.prompt_text(), known_tools=_lines(ctx, known)),
+        purpose="plan-known",
+    )
+    chain = _chain(ctx, first)
+    missing = [str(m) for m in (first or {}).get("missing") or [] if str(m).strip()]
+    if missing:
+        unknown = _unknown_for(ctx, missing)
+        ctx.emit("candidates", request="; ".join(missing), unknown=unknown)
+        reply = await ctx.ask_json(
+            PLAN.format(
+                question=task.prompt_text(),
+                experience_block="",
+                known_tools=_lines(ctx, chain),
+                unknown_tools=_lines(ctx, unknown),
+                error_block="",
+            ),
+            purpose="plan-merge",
+        )
+        chain = _chain(ctx, reply) or chain
+    traj = Trajectory(method="cot", question=task.question, chain=chain, requests=missing)
+    ctx.emit("chain", chain=traj.chain)
+    return await _finish(ctx, task, traj, started)
+
+
+async def run_rag(ctx: AgentContext, task: Task) -> Trajectory:
+    """RAG: retrieve known candidates for the question; retrieve unknown ones for the gaps."""
+    started = time.perf_counter()
+    known = [n for n, _ in ctx.space.retrieve(task.question, k=2 * MAX_TOOLS)]
+    ctx.emit("candidates", request=task.question, known=known)
+    first = await ctx.ask_json(
+        GAPS.format(question=task.prompt_text(), known_tools=_lines(ctx, known)),
+        purpose="plan-known",
+    )
+    chain = _chain(ctx, first)
+    missing = [str(m) for m in (first or {}).get("missing") or [] if str(m).strip()]
+    if missing:
+        unknown = _unknown_for(ctx, missing)
+        ctx.emit("candidates", request="; ".join(missing), unknown=unknown)
+        reply = await ctx.ask_json(
+            PLAN_DIRECT.format(
+                question=task.prompt_text(),
+                known_tools=_lines(ctx, known),
+                unknown_tools=_lines(ctx, unknown),
+            ),
+            purpose="plan-merge",
+        )
+        chain = _chain(ctx, reply) or chain
+    traj = Trajectory(method="rag", question=task.question, chain=chain, requests=missing)
+    ctx.emit("chain", chain=traj.chain)
+    return await _finish(ctx, task, traj, started)
+
+
+async def run_scitoolagent(ctx: AgentContext, task: Task) -> Trajectory:
+    """SciToolAgent: KG retrieval (top 5, ≤3 I/O hops, ≤10 tools), plan, execute; ≤3 attempts."""
+    started = time.perf_counter()
+    seeds = [n for n, _ in ctx.space.retrieve(task.question, k=MAX_TOOLS)]
+    known = ctx.space.expand(seeds, hops=SCITOOLAGENT_HOPS, limit=SCITOOLAGENT_LIMIT)
+    unknown = _unknown_for(ctx, [task.question])
+    ctx.emit("candidates", request=task.question, known=known, unknown=unknown)
+    traj = Trajectory(method="scitoolagent", question=task.question)
+    error_block = ""
+    for attempt in range(1, SCITOOLAGENT_ATTEMPTS + 1):
+        reply = await ctx.ask_json(
+            PLAN.format(
+                question=task.prompt_text(),
+                experience_block="",
+                known_tools=_lines(ctx, known),
+                unknown_tools=_lines(ctx, unknown),
+                error_block=error_block,
+            ),
+            purpose="plan",
+        )
+        traj.chain, traj.attempts = _chain(ctx, reply), attempt
+        ctx.emit("chain", chain=traj.chain, attempt=attempt)
+        traj.steps, traj.executed_ok = await execute_chain(ctx, task, traj.chain)
+        if traj.executed_ok:
+            break
+        failed = [s for s in traj.steps if not s.ok]
+        why = failed[0].error if failed else "the plan was empty"
+        error_block = f"A previous plan {json.dumps(traj.chain)} failed: {why}\nPlan again.\n"
+    traj.answer = await summarize(ctx, task, traj.steps)
+    traj.usage, traj.events = ctx.usage, ctx.events
+    traj.wall_seconds = time.perf_counter() - started
+    return traj
+
+
+# -- ReAct / Reflexion ------------------------------------------------------------------------
+
+SEARCH_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "search_tools",
+        "description": "Search the unknown tools (sparse descriptions) for a capability; found tools become callable.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "capability": {"type": "string", "description": "the capability needed"}
+            },
+            "required": ["capability"],
+        },
+    },
+}
+
+
+def _schema(ctx: AgentContext, name: str) -> dict[str, Any]:
+    tool = ctx.space.tools[name]
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": ctx.space.describe(name),
+            "parameters": tool.spec.parameters,
+        },
+    }
+
+
+async def _react_trial(
+    ctx: AgentContext, task: Task, reflections: list[str]
+) -> tuple[Trajectory, str | None]:
+    """One ReAct episode; returns the trajectory and a problem description (None if fine)."""
+    callable_names = sorted(ctx.space.known)
+    system = REACT_SYSTEM
+    if reflections:
+        system += "\nReflections on earlier attempts:\n" + "\n".join(f"- {r}" for r in reflections)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": task.prompt_text()},
+    ]
+    steps: list[ToolStep] = []
+    traj = Trajectory(method="react", question=task.question)
+    finished = False
+    for _ in range(REACT_MAX_STEPS):
+        schemas = [_schema(ctx, n) for n in callable_names] + [SEARCH_TOOL]
+        out = await ctx.chat(messages, purpose="react", tools=schemas)
+        messages.append(out.message())
+        if not out.tool_calls:
+            finished = True
+            break
+        for call in out.tool_calls:
+            if call.name == "search_tools":
+                found = _unknown_for(ctx, [str(call.arguments.get("capability", task.question))])
+                callable_names = sorted(set(callable_names) | set(found))
+                content = "\n".join(ctx.space.describe(n) for n in found) or "no tools found"
+                ctx.emit("candidates", request=call.arguments.get("capability"), unknown=found)
+            elif call.name in ctx.space.tools and call.name in callable_names:
+                result = ctx.space.tools[call.name].call(call.arguments)
+                known = ctx.space.is_known(call.name)
+                steps.append(
+                    ToolStep(
+                        tool=call.name,
+                        arguments=[call.arguments],
+                        outputs=[result.value if result.ok else {"error": result.error}],
+                        displays=[result.display or "" if result.ok else f"error: {result.error}"],
+                        ok=result.ok,
+                        error=result.error,
+                        attempts=1,
+                        known=known,
+                        output_types=ctx.space.io_types(call.name)[1],
+                    )
+                )
+                ctx.emit(
+                    "tool",
+                    tool=call.name,
+                    arguments=call.arguments,
+                    ok=result.ok,
+                    output=result.display,
+                    error=result.error,
+                    known=known,
+                )
+                content = json.dumps(result.as_dict(), default=str)
+            else:
+                content = json.dumps(
+                    {"ok": False, "error": f"no callable tool named {call.name!r}"}
+                )
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+    traj.steps = steps
+    traj.chain = [s.tool for s in steps]
+    traj.executed_ok = bool(steps) and steps[-1].ok
+    problem = None
+    if not finished:
+        problem = f"no final answer within {REACT_MAX_STEPS} steps"
+    elif not steps:
+        problem = "no tool was used"
+    elif not steps[-1].ok:
+        problem = f"the last tool call failed: {steps[-1].error}"
+    return traj, problem
+
+
+async def run_react(ctx: AgentContext, task: Task) -> Trajectory:
+    """ReAct: Thought–Action–Observation with the library tools as function tools."""
+    started = time.perf_counter()
+    traj, _ = await _react_trial(ctx, task, [])
+    traj.answer = await summarize(ctx, task, traj.steps)
+    traj.usage, traj.events = ctx.usage, ctx.events
+    traj.wall_seconds = time.perf_counter() - started
+    return traj
+
+
+async def run_reflexion(ctx: AgentContext, task: Task) -> Trajectory:
+    """Reflexion: ReAct trials with a verbal self-reflection between them (≤3 trials)."""
+    started = time.perf_counter()
+    reflections: list[str] = []
+    traj = Trajectory(method="reflexion", question=task.question)
+    for trial in range(1, REFLEXION_TRIALS + 1):
+        traj, problem = await _react_trial(ctx, task, reflections)
+        traj.attempts = trial
+        if problem is None or trial == REFLEXION_TRIALS:
+            break
+        out = await ctx.chat(
+            REFLECT.format(
+                question=task.prompt_text(),
+                trajectory=f"Tools: {json.dumps(traj.chain)}\n{format_steps(traj.steps)}",
+                problem=problem,
+            ),
+            purpose="reflect",
+        )
+        reflections.append((out.text or "").strip())
+        ctx.emit("reflection", text=reflections[-1])
+    traj.method = "reflexion"
+    traj.answer = await summarize(ctx, task, traj.steps)
+    traj.usage, traj.events = ctx.usage, ctx.events
+    traj.wall_seconds = time.perf_counter() - started
+    return traj
+
+
+BASELINES = {
+    "direct": run_direct,
+    "cot": run_cot,
+    "rag": run_rag,
+    "react": run_react,
+    "reflexion": run_reflexion,
+    "scitoolagent": run_scitoolagent,
+}

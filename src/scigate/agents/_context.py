@@ -1,0 +1,122 @@
+"""What a method runs with: the model, the tool space, settings and cost accounting."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from scigate.agents._parse import extract_json
+from scigate.agents._prompts import SYSTEM
+from scigate.agents._records import Usage
+from scigate.agents._toolspace import ToolSpace
+from scigate.llm._types import ModelOutput
+
+CHARS_PER_TOKEN = 4
+
+
+class ModelLike(Protocol):
+    async def generate(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        **settings: Any,
+    ) -> ModelOutput: ...
+
+
+@dataclass
+class AgentContext:
+    """Model + tools + settings for one task; counts every model call it makes."""
+
+    model: ModelLike
+    space: ToolSpace
+    temperature: float = 0.3
+    settings: dict[str, Any] = field(default_factory=dict)
+    on_event: Callable[[dict[str, Any]], None] | None = None
+    usage: Usage = field(default_factory=Usage)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def fork(self, *, temperature: float | None = None) -> AgentContext:
+        """A context for another trajectory: same model and tools, fresh counters."""
+        return AgentContext(
+            model=self.model,
+            space=self.space,
+            temperature=self.temperature if temperature is None else temperature,
+            settings=dict(self.settings),
+            on_event=self.on_event,
+        )
+
+    def emit(self, kind: str, **data: Any) -> None:
+        """Record a trajectory event (and show it, when a listener is attached)."""
+        event = {"kind": kind, **data}
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    async def chat(
+        self,
+        prompt: str | list[dict[str, Any]],
+        *,
+        purpose: str,
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = None,
+    ) -> ModelOutput:
+        """One model call (system prompt added for a plain string prompt), counted."""
+        messages = (
+            [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+            if isinstance(prompt, str)
+            else prompt
+        )
+        settings = {
+            **self.settings,
+            "temperature": self.temperature if temperature is None else temperature,
+        }
+        started = time.perf_counter()
+        out = await self.model.generate(messages, tools=tools, **settings)
+        elapsed = time.perf_counter() - started
+        self.usage.calls += 1
+        in_tok, out_tok = out.usage.input_tokens, out.usage.output_tokens
+        if in_tok == 0 and out_tok == 0:  # provider reported nothing: estimate
+            in_tok = len(json.dumps(messages)) // CHARS_PER_TOKEN + (
+                len(json.dumps(tools)) // CHARS_PER_TOKEN if tools else 0
+            )
+            out_tok = len(out.text or "") // CHARS_PER_TOKEN + sum(
+                len(json.dumps(c.arguments)) // CHARS_PER_TOKEN for c in out.tool_calls
+            )
+            self.usage.estimated_tokens = True
+        elif getattr(out.usage, "estimated", False):
+            self.usage.estimated_tokens = True
+        self.usage.input_tokens += in_tok
+        self.usage.output_tokens += out_tok
+        self.usage.latency += out.latency or elapsed
+        if out.cost is not None:
+            self.usage.cost = (self.usage.cost or 0.0) + out.cost
+        self.emit(
+            "llm",
+            purpose=purpose,
+            text=(out.text or "")[:2000],
+            tool_calls=[{"name": c.name, "arguments": c.arguments} for c in out.tool_calls],
+        )
+        return out
+
+    async def ask_json(
+        self, prompt: str, *, purpose: str, temperature: float | None = None
+    ) -> dict[str, Any] | None:
+        """A call whose reply must hold a JSON object; re-asks once, None if still unusable."""
+        out = await self.chat(prompt, purpose=purpose, temperature=temperature)
+        value = extract_json(out.text)
+        if value is not None:
+            return value
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": prompt},
+            out.message(),
+            {
+                "role": "user",
+                "content": "Your reply held no valid JSON object. Reply with the JSON object only.",
+            },
+        ]
+        out = await self.chat(messages, purpose=purpose + "-retry", temperature=temperature)
+        return extract_json(out.text)

@@ -1,0 +1,601 @@
+"""SciToolAgent-Evo: knowledge accumulation and ontology-aware inference (Algorithm 1)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scigate.agents._context import AgentContext
+from scigate.agents._embed import Embedder, default_embedder
+from scigate.agents._executor import execute_chain, format_steps, summarize
+from scigate.agents._gate import LinUCBGate
+from scigate.agents._memory import Experience, Memory, Skill
+from scigate.agents._parse import as_float, numbered_items, truncate_words
+from scigate.agents._prompts import (
+    ACTIVE_REQUEST,
+    CRITIQUE,
+    DIFFICULTY,
+    EXPERIENCE,
+    ONTOLOGY,
+    PLAN,
+    RERANK,
+    SKILL,
+    SKILL_MATCH,
+    UNKNOWN_PICK,
+)
+from scigate.agents._records import GateDecision, Task, Trajectory
+from scigate.agents._toolspace import ToolSpace, seeded_split, sparse_functionality
+from scigate.tools import Tool
+
+REQUEST_WORDS = 15
+DOMAINS = ("biology", "chemistry", "materials")
+
+
+@dataclass
+class EvoConfig:
+    """Parameters of SciToolAgent-Evo (paper defaults) and its ablation switches."""
+
+    temperature: float = 0.3
+    max_retries: int = 2
+    max_tools: int = 5  # retrieval top-K
+    expand_limit: int = 10  # candidates after subgraph expansion
+    experience_top_k: int = 5
+    tool_threshold: int = 2  # estimated tool count >= this -> complex
+    entity_threshold: int = 4  # entity count >= this -> complex
+    skill_threshold: float = 0.3  # embedding similarity a skill needs before the LLM check
+    base_temperature: float = 0.0
+    exploratory_temperatures: tuple[float, ...] = (0.2, 0.5, 0.8)
+    dedup_threshold: float = 0.85
+    # ablations (Tables 3 and A1)
+    skills: bool = True
+    experiences: bool = True
+    tool_migration: bool = True
+    inference_migration: bool = True
+    active_requests: bool = True
+    rerank: bool = True
+    routing: bool = True
+    gate: str = "linucb"  # linucb | exploit | explore
+
+
+@dataclass
+class AccumulationReport:
+    tasks: int = 0
+    base_successes: int = 0
+    exploratory_successes: int = 0
+    failures: int = 0
+    skills_added: int = 0
+    experiences_added: int = 0
+    experiences_discarded: int = 0
+    migrated: list[str] = field(default_factory=list)
+
+
+Judge = Callable[[Task, Trajectory], Awaitable[bool]]
+
+
+class EvoAgent:
+    """The agent with its evolving memory (known graph, skills, experiences, gate)."""
+
+    def __init__(
+        self,
+        space: ToolSpace,
+        memory: Memory | None = None,
+        config: EvoConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.space = space
+        self.memory = memory
+        self.config = config or EvoConfig()
+        self.embed = embedder or space.embed
+        self.gate = LinUCBGate(policy=self.config.gate)
+        self.explore_stats = {"attempts": 0, "successes": 0}
+        self._skills: list[Skill] = []
+        self._experiences: list[Experience] = []
+        if memory is not None:
+            state = memory.get_state("gate")
+            if state:
+                self.gate.load_state(state)
+            self.explore_stats = memory.get_state("explore_stats") or self.explore_stats
+            self._skills = memory.skills()
+            self._experiences = memory.experiences()
+
+    @classmethod
+    def open(
+        cls,
+        memory_path: str | Path,
+        tools: dict[str, Tool],
+        *,
+        known_ratio: float = 0.5,
+        split_seed: int = 0,
+        config: EvoConfig | None = None,
+        embedder: Embedder | None = None,
+    ) -> EvoAgent:
+        """Open (or create) a memory file and the tool space it describes."""
+        memory = Memory(memory_path)
+        if not memory.has_split():
+            known = seeded_split(tools, known_ratio, split_seed)
+            memory.save_split(known, set(tools) - known, ratio=known_ratio, seed=split_seed)
+        known = memory.known_tools() & set(tools)
+        # tools added to the library after the split was made start unknown
+        space = ToolSpace(
+            tools, known, ontologies=memory.migrations(), embedder=embedder or default_embedder()
+        )
+        return cls(space, memory, config)
+
+    def close(self) -> None:
+        if self.memory is not None:
+            self.memory.close()
+
+    # -- views ----------------------------------------------------------------------------------
+
+    @property
+    def skills(self) -> list[Skill]:
+        return list(self._skills)
+
+    @property
+    def experiences(self) -> list[Experience]:
+        return list(self._experiences)
+
+    @property
+    def exploration_prior(self) -> float:
+        """p: Laplace-smoothed success rate of past unknown-tool explorations."""
+        s, n = self.explore_stats["successes"], self.explore_stats["attempts"]
+        return (s + 1) / (n + 2)
+
+    def _vec(self, text: str) -> list[float]:
+        return [float(v) for v in np.asarray(self.embed([text])[0])]
+
+    # -- inference --------------------------------------------------------------------------------
+
+    async def solve(self, ctx: AgentContext, task: Task, *, learn: bool = True) -> Trajectory:
+        """Algorithm 1: route, acquire tools, execute, summarize, then update the memory."""
+        traj = await self.rollout(ctx, task)
+        if learn:
+            migrate = self.config.tool_migration and self.config.inference_migration
+            await self.learn(ctx, traj, success=traj.executed_ok, migrate=migrate)
+        return traj
+
+    async def rollout(self, ctx: AgentContext, task: Task) -> Trajectory:
+        """One trajectory (plan + execute + summarize) that leaves the memory untouched."""
+        started = time.perf_counter()
+        ctx.space = self.space
+        traj = Trajectory(method="evo", question=task.question, temperature=ctx.temperature)
+        chain = await self._skill_route(ctx, task, traj)
+        if chain is None:
+            simple = False
+            if self.config.routing:
+                simple = await self._is_simple(ctx, task)
+            if simple:
+                traj.route = "simple"
+                chain = await self._plan_simple(ctx, task)
+            else:
+                traj.route = "complex"
+                chain = await self._acquire(ctx, task, traj)
+        traj.chain = list(dict.fromkeys(chain))
+        ctx.emit("chain", route=traj.route, chain=traj.chain)
+        traj.steps, traj.executed_ok = await execute_chain(
+            ctx, task, traj.chain, max_retries=self.config.max_retries
+        )
+        traj.answer = await summarize(ctx, task, traj.steps)
+        traj.usage, traj.events = ctx.usage, ctx.events
+        traj.wall_seconds = time.perf_counter() - started
+        return traj
+
+    async def _skill_route(
+        self, ctx: AgentContext, task: Task, traj: Trajectory
+    ) -> list[str] | None:
+        if not self.config.skills or not self._skills:
+            return None
+        q = np.asarray(self._vec(task.question))
+        scored = sorted(
+            ((float(np.asarray(s.embedding) @ q), s) for s in self._skills if s.embedding),
+            key=lambda p: -p[0],
+        )
+        if not scored or scored[0][0] < self.config.skill_threshold:
+            return None
+        sim, skill = scored[0]
+        reply = await ctx.ask_json(
+            SKILL_MATCH.format(
+                question=task.prompt_text(),
+                name=skill.name,
+                description=skill.description,
+                chain=json.dumps(skill.tool_chain),
+            ),
+            purpose="skill-match",
+        )
+        matched = bool(reply and reply.get("match") in (True, "true", "yes", "Yes"))
+        ctx.emit("skill", skill=skill.name, similarity=sim, matched=matched)
+        if not matched:
+            return None
+        traj.route = "skill"
+        if self.memory is not None and skill.id is not None:
+            self.memory.use_skill(skill.id)
+        return [t for t in skill.tool_chain if t in self.space.tools]
+
+    async def _is_simple(self, ctx: AgentContext, task: Task) -> bool:
+        reply = await ctx.ask_json(
+            DIFFICULTY.format(question=task.prompt_text()), purpose="difficulty"
+        )
+        try:
+            tools = int((reply or {}).get("estimated_tool_count", self.config.tool_threshold))
+            entities = int((reply or {}).get("entity_count", 0))
+        except (TypeError, ValueError):
+            return False
+        complex_ = tools >= self.config.tool_threshold or entities >= self.config.entity_threshold
+        ctx.emit(
+            "difficulty",
+            estimated_tool_count=tools,
+            entity_count=entities,
+            route="complex" if complex_ else "simple",
+        )
+        return not complex_
+
+    def _tool_lines(self, names: list[str]) -> str:
+        return "\n".join(f"- {self.space.describe(n)}" for n in names) or "(none)"
+
+    async def _plan_simple(self, ctx: AgentContext, task: Task) -> list[str]:
+        """CoT planning over retrieved known tools (expanded) and retrieved unknown tools."""
+        seeds = [n for n, _ in self.space.retrieve(task.question, k=self.config.max_tools)]
+        known = self.space.expand(seeds, limit=self.config.expand_limit)
+        unknown = [
+            n
+            for n, _ in self.space.retrieve(task.question, k=self.config.max_tools, among="unknown")
+        ]
+        ctx.emit("candidates", request=task.question, known=known, unknown=unknown)
+        reply = await ctx.ask_json(
+            PLAN.format(
+                question=task.prompt_text(),
+                experience_block="",
+                known_tools=self._tool_lines(known),
+                unknown_tools=self._tool_lines(unknown),
+                error_block="",
+            ),
+            purpose="plan-simple",
+        )
+        chain = (reply or {}).get("tool_chain") or []
+        return [str(t) for t in chain if str(t) in self.space.tools]
+
+    def _experience_section(self, task: Task) -> str:
+        if not self.config.experiences or not self._experiences:
+            return "None"
+        general = [e for e in self._experiences if e.kind == "general"]
+        domain = [
+            e
+            for e in self._experiences
+            if e.kind == "domain" and (not task.domain or e.domain == task.domain)
+        ]
+        if domain:
+            q = np.asarray(self._vec(task.question))
+            domain = sorted(domain, key=lambda e: -float(np.asarray(e.embedding) @ q))
+            domain = domain[: self.config.experience_top_k]
+        lines = [f"- {e.guidance}" for e in general]
+        lines += [f"- [{e.domain}] {e.text}" for e in domain]
+        return "\n".join(lines)
+
+    async def _requests(self, ctx: AgentContext, task: Task) -> list[str]:
+        if not self.config.active_requests:
+            return [task.question]
+        out = await ctx.chat(
+            ACTIVE_REQUEST.format(
+                experience_section=self._experience_section(task),
+                question=task.prompt_text(),
+                error_text="None",
+            ),
+            purpose="active-request",
+        )
+        items = [truncate_words(i, REQUEST_WORDS) for i in numbered_items(out.text)]
+        return items or [task.question]
+
+    async def _rerank(
+        self,
+        ctx: AgentContext,
+        task: Task,
+        request: str,
+        candidates: list[str],
+        scores: dict[str, float],
+        expected_input: str,
+    ) -> tuple[str, float, float, float]:
+        """(top1, f, m, s) from the LLM rerank-and-score step, or from retrieval scores."""
+        if self.config.rerank:
+            reply = await ctx.ask_json(
+                RERANK.format(
+                    tool_request=request,
+                    target_category=task.domain or "any",
+                    expected_input=expected_input,
+                    candidates_text=self._tool_lines(candidates),
+                ),
+                purpose="rerank",
+            )
+            if reply:
+                top1 = str(reply.get("top1", ""))
+                if top1 not in candidates:
+                    top1 = candidates[0]
+                return (
+                    top1,
+                    as_float(reply.get("known_top1_feasibility")),
+                    as_float(reply.get("known_margin")),
+                    as_float(reply.get("ontology_alignment_score")),
+                )
+        ranked = sorted(candidates, key=lambda n: -scores.get(n, 0.0))
+        s1 = scores.get(ranked[0], 0.0)
+        s2 = scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
+        cat = self.space.ontology(ranked[0])["category"]
+        align = 1.0 if task.domain and cat == task.domain else 0.5
+        return ranked[0], s1, max(0.0, min(1.0, 0.5 + (s1 - s2))), align
+
+    async def _acquire(self, ctx: AgentContext, task: Task, traj: Trajectory) -> list[str]:
+        """Active requests → known-graph retrieval + rerank → gate → known or unknown tool."""
+        traj.requests = await self._requests(ctx, task)
+        ctx.emit("requests", requests=traj.requests)
+        chain: list[str] = []
+        for request in traj.requests:
+            retrieved = self.space.retrieve(request, k=self.config.max_tools)
+            scores = dict(retrieved)
+            candidates = self.space.expand(
+                [n for n, _ in retrieved], limit=self.config.expand_limit
+            )
+            prev_out = self.space.io_types(chain[-1])[1] if chain else []
+            expected = f"\nExpected input type: {', '.join(prev_out)}" if prev_out else ""
+            if candidates:
+                top1, f, m, s = await self._rerank(ctx, task, request, candidates, scores, expected)
+            else:
+                top1, f, m, s = None, 0.0, 0.0, 0.0
+            x = [f, m, s, self.exploration_prior]
+            arm, ucb = self.gate.choose(x)
+            if top1 is None:
+                arm = "unknown"
+            tool = top1
+            if arm == "unknown":
+                tool = await self._search_unknown(ctx, request) or top1
+            decision = GateDecision(
+                request=request,
+                candidates=candidates,
+                x=x,
+                scores=ucb,
+                alpha=self.gate.alpha,
+                arm=arm,
+                tool=tool,
+            )
+            traj.decisions.append(decision)
+            ctx.emit("gate", **decision.model_dump())
+            if tool:
+                chain.append(tool)
+        return chain
+
+    async def _search_unknown(self, ctx: AgentContext, request: str) -> str | None:
+        found = self.space.retrieve(request, k=self.config.max_tools, among="unknown")
+        if not found:
+            return None
+        names = [n for n, _ in found]
+        if len(names) == 1:
+            return names[0]
+        reply = await ctx.ask_json(
+            UNKNOWN_PICK.format(tool_request=request, candidates_text=self._tool_lines(names)),
+            purpose="search-unknown",
+        )
+        pick = str((reply or {}).get("top1", ""))
+        return pick if pick in names else names[0]
+
+    # -- knowledge update -----------------------------------------------------------------------
+
+    async def learn(
+        self, ctx: AgentContext, traj: Trajectory, *, success: bool, migrate: bool
+    ) -> dict[str, Any]:
+        """Gate update, exploration statistics, migration of used unknown tools, skill distillation."""
+        reward = 1.0 if success else 0.0
+        out: dict[str, Any] = {"migrated": [], "skill": None}
+        for d in traj.decisions:
+            self.gate.update(d.x, d.arm, reward)
+            if d.arm == "unknown":
+                self.explore_stats["attempts"] += 1
+                self.explore_stats["successes"] += int(success)
+        if any(d.arm == "known" for d in traj.decisions):
+            self.gate.record_task(known_failed=not success)
+        if success and migrate:
+            for name in dict.fromkeys(traj.unknown_tools_used):
+                if self.space.is_known(name):
+                    continue
+                onto = await self._complete_ontology(ctx, name, traj)
+                self.space.migrate(name, onto)
+                if self.memory is not None:
+                    self.memory.migrate_tool(name, onto)
+                out["migrated"].append(name)
+                ctx.emit("migrate", tool=name, ontology=onto)
+        if success and self.config.skills and traj.route != "skill" and traj.chain:
+            skill = await self._distill_skill(ctx, traj)
+            if skill is not None:
+                stored = self.memory.add_skill(skill) if self.memory is not None else True
+                if stored:
+                    self._skills = (
+                        self.memory.skills() if self.memory is not None else [*self._skills, skill]
+                    )
+                    out["skill"] = skill.name
+                    ctx.emit("skill-added", name=skill.name, chain=skill.tool_chain)
+        self._save_state()
+        return out
+
+    def _save_state(self) -> None:
+        if self.memory is not None:
+            self.memory.set_state("gate", self.gate.state())
+            self.memory.set_state("explore_stats", self.explore_stats)
+
+    async def _complete_ontology(
+        self, ctx: AgentContext, name: str, traj: Trajectory
+    ) -> dict[str, Any]:
+        spec = self.space.tools[name].spec
+        steps = [s for s in traj.steps if s.tool == name]
+        reply = (
+            await ctx.ask_json(
+                ONTOLOGY.format(
+                    name=name, sparse=self.space.describe(name), history=format_steps(steps)
+                ),
+                purpose="ontology",
+            )
+            or {}
+        )
+        as_list = lambda v, d: [str(x) for x in v] if isinstance(v, list) and v else d  # noqa: E731
+        return {
+            "functionality": str(
+                reply.get("functionality") or sparse_functionality(spec.functionality)
+            ),
+            "inputs": as_list(reply.get("inputs"), list(spec.inputs)),
+            "outputs": as_list(reply.get("outputs"), list(spec.outputs)),
+            "category": str(reply.get("category") or spec.category),
+            "objects": as_list(reply.get("objects"), []),
+            "scenarios": as_list(reply.get("scenarios"), []),
+        }
+
+    async def _distill_skill(self, ctx: AgentContext, traj: Trajectory) -> Skill | None:
+        reply = await ctx.ask_json(
+            SKILL.format(question=traj.question, tool_path=json.dumps(traj.chain)), purpose="skill"
+        )
+        if not reply or not reply.get("Ni"):
+            return None
+        name = re.sub(r"[^a-z0-9_]+", "_", str(reply["Ni"]).lower()).strip("_") or "skill"
+        desc = str(reply.get("Zi") or name)
+        return Skill(
+            name=name,
+            description=desc,
+            tool_chain=list(traj.chain),
+            question=traj.question,
+            embedding=self._vec(f"{desc} {traj.question}"),
+        )
+
+    async def _distill_experience(
+        self,
+        ctx: AgentContext,
+        task: Task,
+        base: Trajectory,
+        good: Trajectory,
+        report: AccumulationReport,
+    ) -> None:
+        out = await ctx.chat(
+            CRITIQUE.format(
+                question=task.prompt_text(),
+                failed=_describe_traj(base),
+                succeeded=_describe_traj(good),
+            ),
+            purpose="critique",
+        )
+        diagnosis = (out.text or "").strip()
+        ctx.emit("critique", diagnosis=diagnosis)
+        reply = await ctx.ask_json(
+            EXPERIENCE.format(question=task.prompt_text(), diagnosis=diagnosis),
+            purpose="experience",
+        )
+        if not reply:
+            return
+        domain = str(reply.get("domain") or task.domain or "").lower()
+        domain = domain if domain in DOMAINS else (task.domain or None)
+        candidates = []
+        if reply.get("general_prompt"):
+            rule = truncate_words(str(reply["general_prompt"]), 25)
+            candidates.append(
+                Experience(
+                    kind="general",
+                    situation="general",
+                    guidance=rule,
+                    embedding=self._vec(rule),
+                    question=task.question,
+                )
+            )
+        if reply.get("domain_prompt"):
+            rule = truncate_words(str(reply["domain_prompt"]), 25)
+            m = re.match(r"(?is)\s*(when requiring .+?),\s*(select .+)", rule)
+            situation, guidance = (m.group(1), m.group(2)) if m else ("", rule)
+            candidates.append(
+                Experience(
+                    kind="domain",
+                    domain=domain,
+                    situation=situation,
+                    guidance=guidance,
+                    embedding=self._vec(rule),
+                    question=task.question,
+                )
+            )
+        for exp in candidates:
+            added = (
+                self.memory.add_experience(exp, threshold=self.config.dedup_threshold)
+                if self.memory is not None
+                else _add_unique(self._experiences, exp, self.config.dedup_threshold)
+            )
+            if added:
+                report.experiences_added += 1
+                ctx.emit("experience-added", experience_kind=exp.kind, rule=exp.text)
+            else:
+                report.experiences_discarded += 1
+        if self.memory is not None:
+            self._experiences = self.memory.experiences()
+
+    # -- knowledge accumulation -------------------------------------------------------------------
+
+    async def accumulate(
+        self, ctx: AgentContext, tasks: list[Task], judge: Judge
+    ) -> AccumulationReport:
+        """Phase I over training tasks: T=0 rollout; on failure three exploratory ones and distillation."""
+        report = AccumulationReport()
+        migrate = self.config.tool_migration
+        for task in tasks:
+            report.tasks += 1
+            base = await self.rollout(ctx.fork(temperature=self.config.base_temperature), task)
+            self._absorb(ctx, base)
+            if await judge(task, base):
+                report.base_successes += 1
+                res = await self.learn(ctx, base, success=True, migrate=migrate)
+                report.skills_added += int(res["skill"] is not None)
+                report.migrated += res["migrated"]
+                continue
+            explorations = await asyncio.gather(
+                *(
+                    self.rollout(ctx.fork(temperature=t), task)
+                    for t in self.config.exploratory_temperatures
+                )
+            )
+            for e in explorations:
+                self._absorb(ctx, e)
+            await self.learn(ctx, base, success=False, migrate=False)
+            good = None
+            for e in explorations:
+                if await judge(task, e):
+                    good = e
+                    break
+            if good is None:
+                report.failures += 1
+                continue
+            report.exploratory_successes += 1
+            if self.config.experiences:
+                await self._distill_experience(ctx, task, base, good, report)
+            res = await self.learn(ctx, good, success=True, migrate=migrate)
+            report.skills_added += int(res["skill"] is not None)
+            report.migrated += res["migrated"]
+        return report
+
+    @staticmethod
+    def _absorb(ctx: AgentContext, traj: Trajectory) -> None:
+        ctx.usage.add(traj.usage)
+
+
+def _add_unique(pool: list[Experience], exp: Experience, threshold: float) -> bool:
+    from scigate.agents._embed import cosine
+
+    if any(cosine(e.embedding, exp.embedding) > threshold for e in pool):
+        return False
+    pool.append(exp)
+    return True
+
+
+def _describe_traj(traj: Trajectory) -> str:
+    lines = [f"Tool chain: {json.dumps(traj.chain)}"]
+    if traj.requests:
+        lines.append("Requests: " + "; ".join(traj.requests))
+    lines.append("Steps:\n" + format_steps(traj.steps))
+    lines.append(f"Answer: {traj.answer}")
+    return "\n".join(lines)

@@ -1,0 +1,357 @@
+"""`scigate agent`: answer one question with a method, or evaluate a method on a bench."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from scigate.agents import (
+    METHODS,
+    AgentContext,
+    EvalConfig,
+    EvoAgent,
+    EvoConfig,
+    Task,
+    ToolSpace,
+    Trajectory,
+    check_method,
+    evaluate,
+    library_tools,
+    load_bench,
+    render_markdown,
+    run_method,
+    seeded_split,
+    write_result,
+)
+from scigate.errors import BadInput
+
+app = typer.Typer(help="Tool-using agents: SciToolAgent-Evo and baselines.", no_args_is_help=True)
+console = Console(stderr=False)
+
+
+def _model(spec: str, store: Any = None, run_id: str | None = None, role: str = "agent") -> Any:
+    from scigate.llm import get_model
+
+    recorder = store.recorder(run_id=run_id, role=role) if store is not None else None
+    return get_model(spec, recorder=recorder)
+
+
+def _ratio(value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise BadInput(f"--known-ratio must be within [0, 1], got {value}")
+    return value
+
+
+def _show_event(event: dict[str, Any]) -> None:
+    kind = event["kind"]
+    if kind == "requests":
+        console.print("[bold]Active tool requests[/bold]")
+        for r in event["requests"]:
+            console.print(f"  • {r}")
+    elif kind == "candidates":
+        known = ", ".join(event.get("known") or []) or "-"
+        unknown = ", ".join(event.get("unknown") or []) or "-"
+        console.print(
+            f"[cyan]candidates[/cyan] for [italic]{event.get('request')}[/italic]: known [{known}] unknown [{unknown}]"
+        )
+    elif kind == "gate":
+        x = ", ".join(f"{v:.2f}" for v in event["x"])
+        scores = ", ".join(f"{a}={s:.3f}" for a, s in event["scores"].items())
+        console.print(
+            f"[magenta]gate[/magenta] x=[{x}] α={event['alpha']:.3f} UCB({scores}) → "
+            f"[bold]{event['arm']}[/bold]: {event['tool']}"
+        )
+    elif kind == "difficulty":
+        console.print(
+            f"[yellow]difficulty[/yellow] tools={event['estimated_tool_count']} "
+            f"entities={event['entity_count']} → {event['route']}"
+        )
+    elif kind == "skill":
+        console.print(
+            f"[yellow]skill[/yellow] {event['skill']} (similarity {event['similarity']:.2f}) "
+            f"matched={event['matched']}"
+        )
+    elif kind == "chain":
+        console.print(f"[bold]tool chain[/bold] {' → '.join(event['chain']) or '(empty)'}")
+    elif kind == "tool":
+        status = "[green]ok[/green]" if event["ok"] else "[red]failed[/red]"
+        shown = event.get("output") if event["ok"] else event.get("error")
+        console.print(
+            f"  {status} {event['tool']}({json.dumps(event.get('arguments', {}))}) → {shown}"
+        )
+    elif kind == "migrate":
+        console.print(f"[green]migrated[/green] {event['tool']} into the known graph")
+    elif kind == "skill-added":
+        console.print(f"[green]new skill[/green] {event['name']}: {' → '.join(event['chain'])}")
+    elif kind == "reflection":
+        console.print(f"[yellow]reflection[/yellow] {event['text']}")
+
+
+def _evo_config(
+    no_skill: bool,
+    no_experience: bool,
+    no_tool_migration: bool,
+    no_inference_migration: bool,
+    no_active_requests: bool,
+    no_rerank: bool,
+    gate: str,
+    no_routing: bool,
+    temperature: float,
+) -> EvoConfig:
+    if gate not in ("linucb", "exploit", "explore"):
+        raise BadInput(f"--gate must be linucb, exploit or explore, got {gate!r}")
+    return EvoConfig(
+        skills=not no_skill,
+        experiences=not no_experience,
+        tool_migration=not no_tool_migration,
+        inference_migration=not no_inference_migration,
+        active_requests=not no_active_requests,
+        rerank=not no_rerank,
+        gate=gate,
+        routing=not no_routing,
+        temperature=temperature,
+    )
+
+
+@app.command("run")
+def run_cmd(
+    question: Annotated[str, typer.Argument(help="The question to answer.")],
+    model: Annotated[
+        str, typer.Option("--model", help="Model spec (PROVIDER/MODEL or python/PATH.py:FN).")
+    ],
+    method: Annotated[str, typer.Option("--method", help=f"One of {', '.join(METHODS)}.")] = "evo",
+    parameter: Annotated[
+        list[str] | None, typer.Option("--parameter", help="Task parameter (repeatable).")
+    ] = None,
+    memory: Annotated[
+        Path | None, typer.Option("--memory", help="Evo memory file (kept across runs).")
+    ] = None,
+    known_ratio: Annotated[float, typer.Option("--known-ratio")] = 0.5,
+    split_seed: Annotated[int, typer.Option("--split-seed")] = 0,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="Run database recording every model call.")
+    ] = None,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
+) -> None:
+    """Answer one question and show the trajectory."""
+    check_method(method)
+    _ratio(known_ratio)
+    task = Task(question=question, parameter=list(parameter) if parameter else None)
+    tools = library_tools()
+    store = run_id = None
+    if db is not None:
+        from scigate.store import Store
+
+        store = Store(db)
+        run_id = store.create_run(
+            "agent-run", config={"method": method, "model": model, "question": question}
+        )
+    llm = _model(model, store, run_id, role=method)
+
+    async def go() -> Trajectory:
+        agent = None
+        if method == "evo":
+            import tempfile
+
+            path = memory or Path(tempfile.mkdtemp(prefix="scigate-evo-")) / "memory.db"
+            agent = EvoAgent.open(
+                path,
+                tools,
+                known_ratio=known_ratio,
+                split_seed=split_seed,
+                config=EvoConfig(temperature=temperature),
+            )
+            space = agent.space
+        else:
+            space = ToolSpace(tools, seeded_split(tools, known_ratio, split_seed))
+        ctx = AgentContext(
+            model=llm,
+            space=space,
+            temperature=temperature,
+            on_event=None if json_out else _show_event,
+        )
+        try:
+            return await run_method(method, ctx, task, agent)
+        finally:
+            if agent is not None:
+                agent.close()
+
+    try:
+        traj = asyncio.run(go())
+    finally:
+        if store is not None:
+            store.set_run_status(run_id, "finished")
+            store.close()
+    if json_out:
+        console.print_json(traj.model_dump_json())
+        return
+    u = traj.usage
+    console.print(f"[bold green]Answer:[/bold green] {traj.answer}")
+    console.print(
+        f"{u.calls} LLM calls, {u.input_tokens} input / {u.output_tokens} output tokens"
+        f"{' (estimated)' if u.estimated_tokens else ''}, {traj.wall_seconds:.2f} s"
+    )
+
+
+@app.command("eval")
+def eval_cmd(
+    method: Annotated[str, typer.Option("--method", help=f"One of {', '.join(METHODS)}.")],
+    bench: Annotated[Path, typer.Option("--bench", help="SciToolEval-format JSONL bench.")],
+    model: Annotated[str, typer.Option("--model", help="Model spec.")],
+    runs: Annotated[int, typer.Option("--runs", help="Independent runs (mean ± std).")] = 1,
+    train: Annotated[
+        Path | None,
+        typer.Option("--train", help="Training JSONL for knowledge accumulation (evo)."),
+    ] = None,
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="Model spec of the answer judge.")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Directory for results.json / results.md / rows.jsonl."),
+    ] = None,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="Run database recording every model call.")
+    ] = None,
+    memory: Annotated[Path | None, typer.Option("--memory", help="Evo memory file.")] = None,
+    known_ratio: Annotated[float, typer.Option("--known-ratio")] = 0.5,
+    split_seed: Annotated[int, typer.Option("--split-seed")] = 0,
+    temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    no_accumulation: Annotated[
+        bool, typer.Option("--no-accumulation", help="Ablation: skip --train.")
+    ] = False,
+    no_tool_migration: Annotated[bool, typer.Option("--no-tool-migration")] = False,
+    no_inference_migration: Annotated[bool, typer.Option("--no-inference-migration")] = False,
+    no_skill: Annotated[bool, typer.Option("--no-skill")] = False,
+    no_experience: Annotated[bool, typer.Option("--no-experience")] = False,
+    no_active_requests: Annotated[bool, typer.Option("--no-active-requests")] = False,
+    no_rerank: Annotated[bool, typer.Option("--no-rerank")] = False,
+    gate: Annotated[
+        str, typer.Option("--gate", help="linucb | exploit (always) | explore (always).")
+    ] = "linucb",
+    no_routing: Annotated[
+        bool, typer.Option("--no-routing", help="Ablation: no difficulty routing.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Evaluate a method: Tool/Answer accuracy (overall, per level) and cost per task."""
+    check_method(method)
+    _ratio(known_ratio)
+    if runs < 1:
+        raise BadInput("--runs must be at least 1")
+    tasks = load_bench(bench)
+    train_tasks = load_bench(train) if train is not None else None
+    evo = _evo_config(
+        no_skill,
+        no_experience,
+        no_tool_migration,
+        no_inference_migration,
+        no_active_requests,
+        no_rerank,
+        gate,
+        no_routing,
+        temperature,
+    )
+    config = EvalConfig(
+        method=method,
+        runs=runs,
+        known_ratio=known_ratio,
+        split_seed=split_seed,
+        temperature=temperature,
+        evo=evo,
+        accumulate=not no_accumulation,
+        memory=str(memory) if memory else None,
+    )
+    store = run_id = None
+    if db is not None:
+        from scigate.store import Store
+
+        store = Store(db)
+        run_id = store.create_run(
+            "agent-eval",
+            config={
+                "method": method,
+                "model": model,
+                "bench": str(bench),
+                "runs": runs,
+                "known_ratio": known_ratio,
+            },
+        )
+    llm = _model(model, store, run_id, role=method)
+    judge_model = _model(judge, store, run_id, role="judge") if judge else None
+
+    def on_task(row: dict[str, Any], traj: Trajectory) -> None:
+        if store is not None:
+            store.add_event(
+                run_id,
+                "agent-task",
+                {
+                    k: row[k]
+                    for k in (
+                        "run",
+                        "index",
+                        "line",
+                        "predicted_chain",
+                        "reference_chain",
+                        "tool_exact",
+                        "answer",
+                        "answer_correct",
+                        "calls",
+                        "input_tokens",
+                        "output_tokens",
+                    )
+                },
+            )
+        if not json_out:
+            mark = "[green]✓[/green]" if row["answer_correct"] else "[red]✗[/red]"
+            console.print(
+                f"{mark} run {row['run']} task {row['index'] + 1}: {' → '.join(row['predicted_chain'])} "
+                f"→ {row['answer']}"
+            )
+
+    started = time.perf_counter()
+    status = "failed"
+    try:
+        result = asyncio.run(
+            evaluate(
+                llm,
+                tasks,
+                library_tools(),
+                config,
+                train=train_tasks,
+                judge=judge_model,
+                on_task=on_task,
+            )
+        )
+        status = "finished"
+    finally:
+        if store is not None:
+            store.set_run_status(run_id, status)
+            store.close()
+    if out is not None:
+        write_result(result, out)
+    if json_out:
+        console.print_json(
+            json.dumps({"config": result.config, "summary": result.summary}, default=str)
+        )
+        return
+    console.print(render_markdown(result))
+    table = Table(title=f"{method}: {len(tasks)} tasks, {time.perf_counter() - started:.1f} s")
+    for col in ("Tool", "Answer", "LLM calls/task", "tokens/task"):
+        table.add_column(col)
+    s = result.summary
+    table.add_row(
+        f"{s['overall']['tool']['mean']:.2f}",
+        f"{s['overall']['answer']['mean']:.2f}",
+        f"{s['cost']['llm_calls']:.1f}",
+        f"{s['cost']['total_tokens']:.0f}",
+    )
+    console.print(table)

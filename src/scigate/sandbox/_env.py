@@ -1,0 +1,75 @@
+"""The environment a sandboxed command sees: credentials removed, HOME in the workspace."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+_SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
+# whole "_"-separated parts, so TOKENIZERS_PARALLELISM and SSL_CERT_FILE survive
+_SECRET_PARTS = frozenset(
+    {"KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "PAT", "AUTH", "PRIVATE", "COOKIE", "COOKIES"}
+)
+_SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "GCLOUD_", "GOOGLE_", "ARM_CLIENT")
+_SECRET_NAMES = frozenset(
+    {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KUBECONFIG", "NETRC", "DOCKER_AUTH_CONFIG", "PGPASS"}
+)
+# scheme://user:password@host in a value (proxies, database URLs)
+_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)
+
+
+def is_secret(name: str, value: str = "") -> bool:
+    """True when an environment variable looks like a credential."""
+    upper = name.upper()
+    if upper in _SECRET_NAMES or upper.startswith(_SECRET_PREFIXES):
+        return True
+    if any(word in upper for word in _SECRET_WORDS):
+        return True
+    if any(part in _SECRET_PARTS for part in re.split(r"[_\W]+", upper)):
+        return True
+    return bool(_URL_WITH_PASSWORD.search(value))
+
+
+def scrub_env(env: Mapping[str, str]) -> dict[str, str]:
+    """A copy of `env` without API keys, tokens, passwords and cloud credentials."""
+    return {name: value for name, value in env.items() if not is_secret(name, value)}
+
+
+def default_cache_dir() -> Path:
+    """The cache shared across runs: `$SCIGATE_CACHE_DIR` or `~/.cache/scigate`."""
+    configured = os.environ.get("SCIGATE_CACHE_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "scigate"
+
+
+def sandbox_env(
+    base: Mapping[str, str], *, workspace: Path, cache_dir: Path, extra: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The full environment of a sandboxed command.
+
+    HOME is `workspace/.home`; XDG_CACHE_HOME is the shared `cache_dir`, which is where
+    DOLFINx puts its FFCx JIT cache (`$XDG_CACHE_HOME/fenics`, see dolfinx/jit.py), so
+    forms compiled by one run are found by the next. The interpreter's bin directory
+    (the venv's) goes first on PATH so `python` has DOLFINx. `extra` is added last and
+    is not scrubbed: the caller chose it.
+    """
+    env = scrub_env(base)
+    home = workspace / ".home"
+    bin_dir = str(Path(sys.executable).parent)
+    path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and p != bin_dir]
+    env.update(
+        HOME=str(home),
+        XDG_CACHE_HOME=str(cache_dir),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        PATH=os.pathsep.join([bin_dir, *path]),
+        PYTHONUNBUFFERED="1",
+    )
+    for name in ("VIRTUAL_ENV", "PWD", "OLDPWD"):
+        env.pop(name, None)
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    env.update(extra or {})
+    return env

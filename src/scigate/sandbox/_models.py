@@ -1,0 +1,49 @@
+"""Records that cross the sandbox boundary: the limits asked for and the result."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+DEFAULT_MEMORY_BYTES = 8 << 30
+"""8 GiB of address space: a small DOLFINx/PETSc script maps about 0.6 GiB of virtual
+memory (VmPeak measured with DOLFINx 0.11) and MPI/BLAS threads reserve more, so the
+limit leaves room for real problems while still stopping a runaway allocation."""
+
+
+class Limits(BaseModel):
+    """Resource limits for one sandboxed run."""
+
+    wall_seconds: float = Field(300.0, gt=0)
+    cpu_seconds: float | None = Field(None, gt=0)
+    memory_bytes: int | None = Field(DEFAULT_MEMORY_BYTES, gt=0)
+    max_processes: int | None = Field(256, gt=0)
+    output_bytes: int = Field(1 << 20, gt=0)
+    network: bool = False
+
+
+class SandboxResult(BaseModel):
+    """What happened to one sandboxed command, with a plain-words `reason`."""
+
+    command: list[str]
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    timed_out: bool
+    signal: int | None
+    seconds: float
+    peak_memory_bytes: int | None
+    memory_exceeded: bool
+    network_isolated: bool
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        """True when the command exited with status 0 and was not timed out."""
+        return self.exit_code == 0 and not self.timed_out
+
+    def stderr_tail(self, lines: int = 10) -> str:
+        """The last `lines` non-empty lines of stderr."""
+        kept = [line for line in self.stderr.splitlines() if line.strip()]
+        return "\n".join(kept[-lines:]) if lines > 0 else ""

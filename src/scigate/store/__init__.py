@@ -1,0 +1,21 @@
+"""The run database: runs, attempts, candidates, gate results, model calls and events.
+
+One SQLite file in WAL mode with a public, versioned schema (docs/schema.md). Every
+write is one transaction and idempotent on a natural key, so concurrent writers
+(asyncio tasks, threads, processes) and runs resumed after a crash never lose or
+duplicate a record.
+"""
+
+from scigate.store._records import CandidateRecord, candidate_id, question_key
+from scigate.store._schema import SCHEMA_VERSION
+from scigate.store._store import GATE_OUTCOMES, RUN_STATUSES, Store
+
+__all__ = [
+    "GATE_OUTCOMES",
+    "RUN_STATUSES",
+    "SCHEMA_VERSION",
+    "CandidateRecord",
+    "Store",
+    "candidate_id",
+    "question_key",
+]

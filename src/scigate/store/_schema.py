@@ -1,0 +1,237 @@
+"""The run database's schema: versioned SQL, applied as migrations when a store opens.
+
+The schema is public (users query it with plain SQL; docs/schema.md documents it), so
+a change is a new entry in `MIGRATIONS` that moves a version N database to N + 1;
+never edit an applied migration. `PRAGMA user_version` holds the version and
+`PRAGMA application_id` marks the file as a scigate run database.
+"""
+
+from __future__ import annotations
+
+#: Marks a SQLite file as a scigate run database ("SGRD" as a big-endian int32).
+APPLICATION_ID = 0x53475244
+
+#: The schema version this scigate writes; a database with a higher one is refused.
+SCHEMA_VERSION = 1
+
+#: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
+JSON_COLUMNS = frozenset(
+    {"config", "detail", "options", "meta", "settings", "messages", "tools", "response", "data"}
+)
+
+_V1 = """
+CREATE TABLE runs (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,                     -- gate | rescreen | agent-eval | ...
+    domain      TEXT,
+    config      TEXT NOT NULL DEFAULT '{}',        -- JSON
+    status      TEXT NOT NULL DEFAULT 'running',   -- running | finished | failed | interrupted
+    created_at  REAL NOT NULL,
+    finished_at REAL
+);
+
+CREATE TABLE candidates (
+    id           TEXT PRIMARY KEY,                 -- content hash, see candidate_id()
+    run_id       TEXT REFERENCES runs(id),         -- the run that first produced it
+    question     TEXT NOT NULL,
+    options      TEXT NOT NULL,                    -- JSON {"A": .., "B": .., "C": .., "D": ..}
+    answer       TEXT NOT NULL,                    -- proposed option letter
+    answer_value TEXT NOT NULL DEFAULT '',
+    solution     TEXT NOT NULL DEFAULT '',
+    meta         TEXT NOT NULL DEFAULT '{}',       -- JSON
+    family       TEXT,
+    generator    TEXT,
+    question_key TEXT NOT NULL,                    -- normalized question (exact duplicates)
+    duplicate_of TEXT REFERENCES candidates(id),   -- earliest candidate with this question_key
+    created_at   REAL NOT NULL
+);
+CREATE INDEX candidates_question_key ON candidates(question_key);
+CREATE INDEX candidates_run ON candidates(run_id);
+
+CREATE TABLE attempts (
+    id           INTEGER PRIMARY KEY,
+    run_id       TEXT NOT NULL REFERENCES runs(id),
+    round        INTEGER NOT NULL,
+    candidate_id TEXT REFERENCES candidates(id),
+    status       TEXT NOT NULL,                    -- candidate | generator-failed | ...
+    reason       TEXT NOT NULL DEFAULT '',
+    detail       TEXT NOT NULL DEFAULT '{}',       -- JSON
+    seconds      REAL NOT NULL DEFAULT 0,
+    created_at   REAL NOT NULL,
+    UNIQUE (run_id, round)
+);
+CREATE INDEX attempts_candidate ON attempts(candidate_id);
+
+CREATE TABLE gate_results (
+    id           INTEGER PRIMARY KEY,
+    run_id       TEXT NOT NULL REFERENCES runs(id),
+    candidate_id TEXT NOT NULL REFERENCES candidates(id),
+    gate         TEXT NOT NULL,                    -- verify | screen | solve | ...
+    screen       TEXT NOT NULL DEFAULT '',         -- screen model spec / solver spec / ''
+    outcome      TEXT NOT NULL,                    -- pass | fail | error
+    reason       TEXT NOT NULL DEFAULT '',
+    detail       TEXT NOT NULL DEFAULT '{}',       -- JSON
+    seconds      REAL NOT NULL DEFAULT 0,
+    created_at   REAL NOT NULL,
+    UNIQUE (run_id, candidate_id, gate, screen)
+);
+CREATE INDEX gate_results_candidate ON gate_results(candidate_id, gate);
+
+CREATE TABLE model_calls (
+    id                  INTEGER PRIMARY KEY,
+    run_id              TEXT REFERENCES runs(id),
+    candidate_id        TEXT,
+    role                TEXT NOT NULL DEFAULT '', -- generator | screen | solver | agent | judge
+    call_key            TEXT UNIQUE,              -- lets a resumed run find a call it made
+    spec                TEXT NOT NULL,
+    settings            TEXT NOT NULL DEFAULT '{}', -- JSON
+    messages            TEXT NOT NULL DEFAULT '[]', -- JSON
+    tools               TEXT,                     -- JSON or NULL
+    response            TEXT,                     -- JSON or NULL (on error)
+    input_tokens        INTEGER NOT NULL DEFAULT 0,
+    output_tokens       INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens    INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cost                REAL,                     -- USD; NULL when the price is unknown
+    latency             REAL NOT NULL DEFAULT 0,
+    error               TEXT,
+    started_at          REAL,
+    created_at          REAL NOT NULL
+);
+CREATE INDEX model_calls_run_role ON model_calls(run_id, role);
+CREATE INDEX model_calls_candidate ON model_calls(candidate_id);
+
+CREATE TABLE events (
+    id         INTEGER PRIMARY KEY,
+    run_id     TEXT,
+    kind       TEXT NOT NULL,
+    data       TEXT NOT NULL DEFAULT '{}',        -- JSON
+    created_at REAL NOT NULL
+);
+CREATE INDEX events_run ON events(run_id, kind);
+
+-- The latest result of each (candidate, gate, screen), across all runs.
+CREATE VIEW v_gate_latest AS
+SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds, created_at
+FROM (
+    SELECT g.*, ROW_NUMBER() OVER (
+        PARTITION BY candidate_id, gate, screen ORDER BY created_at DESC, id DESC
+    ) AS rn
+    FROM gate_results g
+)
+WHERE rn = 1;
+
+-- One row per candidate: its latest verify / screen / solve outcomes and a status.
+CREATE VIEW v_candidate_status AS
+WITH latest AS (SELECT candidate_id, gate, screen, outcome, reason FROM v_gate_latest),
+v AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'verify'),
+s AS (
+    SELECT candidate_id,
+           COUNT(*) AS screens_run,
+           SUM(outcome = 'pass') AS screens_passed,
+           SUM(outcome = 'fail') AS screens_failed,
+           SUM(outcome = 'error') AS screens_errored,
+           group_concat(CASE WHEN outcome = 'fail' THEN screen END, ' ') AS solved_by_screens
+    FROM latest WHERE gate = 'screen' GROUP BY candidate_id
+),
+so AS (
+    SELECT candidate_id,
+           CASE WHEN SUM(outcome = 'pass') > 0 THEN 'pass'
+                WHEN SUM(outcome = 'fail') > 0 THEN 'fail'
+                ELSE 'error' END AS outcome,
+           group_concat(reason, '; ') AS reason
+    FROM latest WHERE gate = 'solve' GROUP BY candidate_id
+),
+joined AS (
+    SELECT c.id AS candidate_id, c.run_id, c.family, c.generator, c.answer, c.question_key,
+           c.duplicate_of, c.created_at,
+           v.outcome AS verify, v.reason AS verify_reason,
+           COALESCE(s.screens_run, 0) AS screens_run,
+           COALESCE(s.screens_passed, 0) AS screens_passed,
+           CASE WHEN s.screens_failed > 0 THEN 'fail'
+                WHEN s.screens_errored > 0 THEN 'error'
+                WHEN s.screens_passed > 0 THEN 'pass' END AS screen,
+           s.solved_by_screens,
+           so.outcome AS solve, so.reason AS solve_reason
+    FROM candidates c
+    LEFT JOIN v ON v.candidate_id = c.id
+    LEFT JOIN s ON s.candidate_id = c.id
+    LEFT JOIN so ON so.candidate_id = c.id
+)
+SELECT *,
+       CASE WHEN verify IS NULL THEN 'pending'
+            WHEN verify = 'fail' THEN 'rejected-verify'
+            WHEN verify = 'error' THEN 'error-verify'
+            WHEN screen = 'fail' THEN 'rejected-screen'
+            WHEN screen = 'error' THEN 'error-screen'
+            WHEN solve IS NULL THEN 'pending'
+            WHEN solve = 'pass' THEN 'accepted'
+            WHEN solve = 'fail' THEN 'rejected-solve'
+            ELSE 'error-solve' END AS status
+FROM joined
+ORDER BY created_at, candidate_id;
+
+-- One row per run: how many attempts survive each gate of that run.
+CREATE VIEW v_funnel AS
+WITH per AS (
+    SELECT run_id, candidate_id,
+           MAX(gate = 'verify' AND outcome = 'pass') AS verified,
+           SUM(gate = 'screen') AS screens,
+           SUM(gate = 'screen' AND outcome != 'pass') AS screens_not_passed,
+           MAX(gate = 'solve' AND outcome = 'pass') AS solved
+    FROM gate_results GROUP BY run_id, candidate_id
+),
+agg AS (
+    SELECT per.run_id,
+           SUM(verified) AS verified,
+           SUM(verified AND screens > 0 AND screens_not_passed = 0) AS screen_passed,
+           SUM(verified AND screens_not_passed = 0 AND solved) AS accepted,
+           COUNT(DISTINCT CASE WHEN verified AND screens_not_passed = 0 AND solved
+                               THEN c.question_key END) AS accepted_unique
+    FROM per JOIN candidates c ON c.id = per.candidate_id
+    GROUP BY per.run_id
+),
+att AS (
+    SELECT run_id, COUNT(*) AS attempts, COUNT(DISTINCT candidate_id) AS candidates
+    FROM attempts GROUP BY run_id
+)
+SELECT r.id AS run_id, r.kind, r.domain, r.status,
+       COALESCE(att.attempts, 0) AS attempts,
+       COALESCE(att.candidates, 0) AS candidates,
+       COALESCE(agg.verified, 0) AS verified,
+       COALESCE(agg.screen_passed, 0) AS screen_passed,
+       COALESCE(agg.accepted, 0) AS accepted,
+       COALESCE(agg.accepted_unique, 0) AS accepted_unique
+FROM runs r
+LEFT JOIN att ON att.run_id = r.id
+LEFT JOIN agg ON agg.run_id = r.id;
+
+-- Every rejection and error, counted by run, stage and reason.
+CREATE VIEW v_rejections AS
+SELECT run_id, 'generator' AS stage, status AS outcome, reason, COUNT(*) AS n
+FROM attempts WHERE status != 'candidate'
+GROUP BY run_id, status, reason
+UNION ALL
+SELECT run_id, gate AS stage, outcome, reason, COUNT(*) AS n
+FROM gate_results WHERE outcome != 'pass'
+GROUP BY run_id, gate, outcome, reason;
+
+-- Calls, errors, tokens, cost and latency by run, role and model spec.
+CREATE VIEW v_model_usage AS
+SELECT run_id, role, spec,
+       COUNT(*) AS calls,
+       SUM(error IS NOT NULL) AS errors,
+       SUM(input_tokens) AS input_tokens,
+       SUM(output_tokens) AS output_tokens,
+       SUM(reasoning_tokens) AS reasoning_tokens,
+       SUM(cost) AS cost,
+       SUM(cost IS NULL) AS unpriced_calls,
+       SUM(latency) AS latency
+FROM model_calls
+GROUP BY run_id, role, spec;
+"""
+
+#: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
+MIGRATIONS: dict[int, str] = {1: _V1}
+
+assert max(MIGRATIONS) == SCHEMA_VERSION

@@ -1,0 +1,213 @@
+import json
+
+import pytest
+
+from scigate.agents import (
+    EvalConfig,
+    Task,
+    answer_match,
+    evaluate,
+    load_bench,
+    render_markdown,
+    tool_scores,
+    write_result,
+)
+from scigate.errors import BadInput
+
+from .conftest import spec
+
+BENCH = [
+    {
+        "question": "What is the molecular weight of CCO?",
+        "tool_path": ["SMILESToWeight"],
+        "Parameter": "CCO",
+        "answer": "46.07",
+        "level": 1,
+        "domain": "chemistry",
+    },
+    {
+        "question": "What is the InChIKey of the molecule with SMILES CCO?",
+        "tool_path": ["SMILESToInChI", "InChIToInChIKey"],
+        "Parameter": "CCO",
+        "answer": "LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+        "level": 2,
+    },
+    {
+        "question": "Which molecule has the largest molecular weight?",
+        "tool_path": ["SMILESToWeight"],
+        "Parameter": ["CCO", "CCCCO"],
+        "answer": "B",
+        "options": {"A": "CCO", "B": "CCCCO"},
+        "level": 2,
+    },
+    {
+        "question": "What is the molecular weight of C1CC?",
+        "tool_path": ["SMILESToWeight"],
+        "Parameter": "C1CC",
+        "answer": "42.08",
+        "level": 1,
+    },
+]
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_tool_and_answer_scoring():
+    assert tool_scores(["A", "B"], ["A", "B"]) == {"exact": 1.0, "set_f1": 1.0, "lcs": 1.0}
+    s = tool_scores(["A", "C", "B"], ["A", "B"])
+    assert (
+        s["exact"] == 0 and s["set_f1"] == pytest.approx(0.8) and s["lcs"] == pytest.approx(2 / 3)
+    )
+    t = Task(question="q", answer="46.07")
+    assert answer_match("46.069", t) and answer_match("50.0 g/mol", t)
+    assert answer_match("51", t) is False
+    opts = Task(question="q", answer="B", options={"A": "CCO", "B": "CCCCO"})
+    assert (
+        answer_match("B", opts)
+        and answer_match("CCCCO", opts)
+        and answer_match("(A)", opts) is False
+    )
+    tf = Task(question="q", answer="True")
+    assert answer_match("true, because ...", tf) and answer_match("False", tf) is False
+    assert answer_match("a plausible essay", Task(question="q", answer="aspirin is safer")) is None
+
+
+def test_load_bench_errors(tmp_path):
+    good = load_bench(_write(tmp_path / "b.jsonl", BENCH))
+    assert len(good) == 4 and good[2].parameters() == ["CCO", "CCCCO"] and good[1].line == 2
+    with pytest.raises(BadInput, match=r"b2.jsonl:2: not valid JSON"):
+        (tmp_path / "b2.jsonl").write_text(json.dumps(BENCH[0]) + "\n{oops\n")
+        load_bench(tmp_path / "b2.jsonl")
+    with pytest.raises(BadInput, match=r":1: missing 'question'"):
+        load_bench(_write(tmp_path / "b3.jsonl", [{"tool_path": []}]))
+    with pytest.raises(BadInput, match="cannot read"):
+        load_bench(tmp_path / "missing.jsonl")
+    with pytest.raises(BadInput, match=r":1: field 'level'"):
+        load_bench(_write(tmp_path / "b4.jsonl", [{"question": "q", "level": "hard"}]))
+
+
+async def test_harness_accuracy_and_cost(tools, embedder, model, tmp_path):
+    tasks = load_bench(_write(tmp_path / "b.jsonl", BENCH))
+    config = EvalConfig(method="scitoolagent", runs=2, known_ratio=1.0)
+    result = await evaluate(model, tasks, tools, config, embedder=embedder)
+    rows = result.rows
+    assert len(rows) == 8
+    by_index = {r["index"]: r for r in rows if r["run"] == 0}
+    assert by_index[0]["tool_exact"] == 1 and by_index[0]["answer_correct"] == 1
+    # the planner takes the one-step SMILESToInChIKey: right answer, inexact chain
+    assert (
+        by_index[1]["predicted_chain"] == ["SMILESToInChIKey"]
+        and by_index[1]["answer_correct"] == 1
+    )
+    assert by_index[1]["tool_exact"] == 0 and by_index[1]["tool_set_f1"] == 0
+    assert by_index[2]["answer"] == "B" and by_index[2]["answer_correct"] == 1
+    assert (
+        by_index[3]["answer_correct"] == 0
+    )  # invalid SMILES: the tool fails, no answer from the script
+    s = result.summary
+    assert s["overall"]["tool"] == {"mean": 75.0, "std": 0.0}
+    assert s["levels"]["2"]["tool"]["mean"] == pytest.approx(50.0)
+    assert s["overall"]["answer"]["mean"] == pytest.approx(75.0)
+    assert s["levels"]["1"]["answer"]["mean"] == pytest.approx(50.0)
+    assert s["levels"]["2"]["answer"]["mean"] == pytest.approx(100.0)
+    assert s["cost"]["llm_calls"] == pytest.approx(sum(r["calls"] for r in rows) / 8)
+    assert s["cost"]["input_tokens"] == pytest.approx(sum(r["input_tokens"] for r in rows) / 8)
+    assert s["cost"]["api_cost"] is None and s["cost"]["estimated_tokens"]
+    write_result(result, tmp_path / "out")
+    assert "| overall | 4 | 75.00 ± 0.00" in (tmp_path / "out" / "results.md").read_text()
+    assert (
+        json.loads((tmp_path / "out" / "results.json").read_text())["summary"]["overall"]["n"] == 4
+    )
+    assert "Cost per task" in render_markdown(result)
+
+
+async def test_llm_judge_for_free_text(tools, embedder, model, tmp_path):
+    from scigate.agents import judge_answer
+    from scigate.llm import get_model
+
+    judge = get_model(spec("policy"))
+    task = Task(question="Name it", answer="ethanol")
+    assert await judge_answer(judge, task, "it is ethanol, clearly") == (True, "llm")
+    assert await judge_answer(None, task, "it is ethanol, clearly") == (False, "unjudged")
+
+
+async def test_evo_eval_with_training(tools, embedder, model, tmp_path):
+    tasks = load_bench(_write(tmp_path / "b.jsonl", BENCH[:2]))
+    config = EvalConfig(method="evo", known_ratio=1.0, memory=str(tmp_path / "mem.db"))
+    result = await evaluate(model, tasks, tools, config, train=tasks[:1], embedder=embedder)
+    assert result.accumulation[0]["base_successes"] == 1
+    assert result.rows[0]["route"] == "skill"  # learnt during accumulation
+    assert result.summary["overall"]["answer"]["mean"] == 100.0
+
+
+def test_cli_eval_and_bad_input(tmp_path):
+    from scigate.cli._agent import app
+    from scigate.store import Store
+
+    bench = _write(tmp_path / "b.jsonl", BENCH[:1])
+    out, db = tmp_path / "out", tmp_path / "runs.db"
+    app(
+        args=[
+            "eval",
+            "--method",
+            "direct",
+            "--bench",
+            str(bench),
+            "--model",
+            spec("policy"),
+            "--known-ratio",
+            "1.0",
+            "--out",
+            str(out),
+            "--db",
+            str(db),
+            "--json",
+        ],
+        standalone_mode=False,
+    )
+    summary = json.loads((out / "results.json").read_text())["summary"]
+    assert summary["overall"]["answer"]["mean"] == 100.0
+    store = Store(db)
+    calls = store.model_calls()
+    assert len(calls) == round(summary["cost"]["llm_calls"]) and calls[0]["role"] == "direct"
+    assert store.events(kind="agent-task")[0]["data"]["answer_correct"] == 1.0
+    store.close()
+    with pytest.raises(BadInput, match="unknown method 'magic'"):
+        app(
+            args=["eval", "--method", "magic", "--bench", str(bench), "--model", spec("policy")],
+            standalone_mode=False,
+        )
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q"}\nnot json\n')
+    with pytest.raises(BadInput, match=r"bad.jsonl:2:"):
+        app(
+            args=["eval", "--method", "cot", "--bench", str(bad), "--model", spec("policy")],
+            standalone_mode=False,
+        )
+
+
+def test_cli_run_shows_trajectory(tmp_path, capsys):
+    from scigate.cli._agent import app
+
+    app(
+        args=[
+            "run",
+            "--model",
+            spec("policy"),
+            "--method",
+            "evo",
+            "--known-ratio",
+            "1.0",
+            "--parameter",
+            "CCO",
+            "--memory",
+            str(tmp_path / "m.db"),
+            "What is the InChIKey of the molecule with SMILES CCO?",
+        ],
+        standalone_mode=False,
+    )
+    text = capsys.readouterr().out
+    assert "gate" in text and "SMILESToInChI" in text and "LFQSCWFLJHTTHZ-UHFFFAOYSA-N" in text

@@ -1,0 +1,126 @@
+"""Every method end to end: scripted python/ model, real tool execution."""
+
+import pytest
+
+from scigate.agents import (
+    BASELINES,
+    AgentContext,
+    EvoAgent,
+    EvoConfig,
+    Task,
+    ToolSpace,
+    answer_match,
+)
+
+ETHANOL_INCHI = "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"
+
+
+def _weight_of_ethanol(tools) -> float:
+    result = tools["SMILESToWeight"].call({"smiles": "CCO"})
+    assert result.ok
+    return result.value
+
+
+@pytest.mark.parametrize("method", sorted(BASELINES))
+async def test_baseline_answers_from_the_tool(method, tools, model, embedder, mw_task):
+    space = ToolSpace(tools, set(tools), embedder=embedder)
+    ctx = AgentContext(model=model, space=space)
+    traj = await BASELINES[method](ctx, mw_task)
+    assert traj.chain == ["SMILESToWeight"], traj.chain
+    step = traj.steps[0]
+    assert step.ok and step.arguments == [{"smiles": "CCO"}]
+    assert step.outputs == [_weight_of_ethanol(tools)]
+    assert traj.answer is not None and "46.069" in traj.answer
+    assert answer_match(traj.answer, mw_task) is True
+    assert traj.usage.calls >= 2 and traj.usage.input_tokens > 0
+
+
+async def test_baseline_fails_on_a_wrong_input(tools, model, embedder):
+    """The answer comes from the tool: an invalid SMILES yields a tool error, not 46.07."""
+    space = ToolSpace(tools, set(tools), embedder=embedder)
+    task = Task(question="What is the molecular weight of C1CC?", parameter="C1CC", answer="46.07")
+    traj = await BASELINES["scitoolagent"](AgentContext(model=model, space=space), task)
+    assert not traj.executed_ok
+    assert traj.attempts == 3  # re-planned after the failure
+    assert answer_match(traj.answer, task) is not True
+
+
+async def test_evo_simple_route_then_skill_reuse(tools, model, embedder, mw_task, tmp_path):
+    agent = EvoAgent.open(tmp_path / "m.db", tools, known_ratio=1.0, embedder=embedder)
+    first = await agent.solve(AgentContext(model=model, space=agent.space), mw_task)
+    assert first.route == "simple" and first.chain == ["SMILESToWeight"]
+    assert first.steps[0].outputs == [_weight_of_ethanol(tools)]
+    assert answer_match(first.answer, mw_task) is True
+    assert [s.tool_chain for s in agent.skills] == [["SMILESToWeight"]]
+    again = Task(question="What is the molecular weight of CCCO?", parameter="CCCO", answer="60.1")
+    second = await agent.solve(AgentContext(model=model, space=agent.space), again)
+    assert second.route == "skill" and second.chain == ["SMILESToWeight"]
+    assert answer_match(second.answer, again) is True
+    agent.close()
+
+
+async def test_evo_complex_chain_with_gate(tools, model, embedder, tmp_path):
+    agent = EvoAgent.open(tmp_path / "m.db", tools, known_ratio=1.0, embedder=embedder)
+    task = Task(
+        question="What is the InChIKey of the molecule with SMILES CCO?",
+        parameter="CCO",
+        answer="LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+    )
+    traj = await agent.solve(AgentContext(model=model, space=agent.space), task)
+    assert traj.route == "complex"
+    assert traj.requests == [
+        "convert SMILES string to standard InChI",
+        "convert InChI string into InChIKey",
+    ]
+    assert traj.chain == ["SMILESToInChI", "InChIToInChIKey"]
+    assert [d.arm for d in traj.decisions] == ["known", "known"]
+    assert all(len(d.x) == 4 and d.x[3] == pytest.approx(0.5) for d in traj.decisions)
+    assert traj.steps[1].arguments == [{"inchi": traj.steps[0].outputs[0]}]
+    assert answer_match(traj.answer, task) is True
+    assert agent.gate.steps == 2 and agent.gate.b["known"].sum() > 0
+    agent.close()
+
+
+async def test_evo_explores_unknown_tool_and_migrates_it(tools, model, embedder, tmp_path):
+    agent = EvoAgent.open(
+        tmp_path / "m.db",
+        tools,
+        known_ratio=1.0,
+        embedder=embedder,
+        config=EvoConfig(gate="explore", routing=False),
+    )
+    agent.space = ToolSpace(
+        tools, set(tools) - {"InChIToInChIKey", "SMILESToInChIKey"}, embedder=embedder
+    )
+    task = Task(
+        question=f"What is the InChIKey of {ETHANOL_INCHI}?",
+        parameter=ETHANOL_INCHI,
+        answer="LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+    )
+    traj = await agent.solve(AgentContext(model=model, space=agent.space), task)
+    assert traj.chain == ["InChIToInChIKey"]
+    assert [d.arm for d in traj.decisions] == ["unknown"]
+    assert traj.steps[0].ok and not traj.steps[0].known
+    assert answer_match(traj.answer, task) is True
+    assert agent.space.is_known("InChIToInChIKey")
+    assert "InChIToInChIKey" in agent.memory.migrations()
+    assert agent.exploration_prior > 0.5
+    agent.close()
+
+
+async def test_evo_without_inference_migration(tools, model, embedder, tmp_path):
+    agent = EvoAgent.open(
+        tmp_path / "m.db",
+        tools,
+        known_ratio=1.0,
+        embedder=embedder,
+        config=EvoConfig(gate="explore", routing=False, inference_migration=False),
+    )
+    agent.space = ToolSpace(
+        tools, set(tools) - {"InChIToInChIKey", "SMILESToInChIKey"}, embedder=embedder
+    )
+    task = Task(question=f"What is the InChIKey of {ETHANOL_INCHI}?", parameter=ETHANOL_INCHI)
+    traj = await agent.solve(AgentContext(model=model, space=agent.space), task)
+    assert traj.executed_ok
+    assert not agent.space.is_known("InChIToInChIKey")
+    agent.close()

@@ -1,0 +1,80 @@
+"""A scripted ToolGate generator: writes candidates through run_python, like an LLM would.
+
+Round 0 writes a good candidate, round 1 a broken one (two printed lines), round 2 the
+round-0 question with other options (an exact duplicate question), later rounds new
+good candidates. Every prompt it sees is appended to $SCIGATE_TEST_PROMPTS when set;
+$SCIGATE_TEST_SLOW makes rounds >= 2 take that many seconds.
+"""
+
+import json
+import os
+import re
+import time
+
+GOOD_SOLUTION = "print(f'{2/7:.6f}')\n"
+BROKEN_SOLUTION = "print(f'{2/7:.6f}')\nprint('done')\n"
+
+
+def _files(round_index: int) -> dict:
+    question = "Compute 2/7 rounded to exactly six decimal places."
+    options = {"A": "0.142857", "B": "0.285714", "C": "0.428571", "D": "0.571429"}
+    solution = GOOD_SOLUTION
+    if round_index == 1:
+        question = "Compute 2/7 (broken solution) rounded to six decimals."
+        solution = BROKEN_SOLUTION
+    elif round_index == 2:
+        options = {"A": "0.285714", "B": "0.142857", "C": "0.428571", "D": "0.571429"}
+        return {
+            "question.md": question,
+            "options.json": json.dumps(options),
+            "answer.txt": "A",
+            "solution.py": solution,
+            "meta.json": json.dumps({"family": "fractions"}),
+        }
+    elif round_index >= 3:
+        k = round_index + 2
+        question = f"Compute 2/{k} rounded to exactly six decimal places."
+        vals = [2 / k, 1 / k, 3 / k, 4 / k]
+        options = {letter: f"{v:.6f}" for letter, v in zip("BACD", vals, strict=True)}
+        solution = f"print(f'{{2/{k}:.6f}}')\n"
+    return {
+        "question.md": question,
+        "options.json": json.dumps(options),
+        "answer.txt": "B",
+        "solution.py": solution,
+        "meta.json": json.dumps({"family": "fractions"}),
+    }
+
+
+def writes_candidates(messages, tools=None, **settings):
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    round_index = int(re.search(r"This is round (\d+)", user).group(1))
+    if len(messages) == 2:  # first turn of the episode
+        if os.environ.get("SCIGATE_TEST_PROMPTS"):
+            with open(os.environ["SCIGATE_TEST_PROMPTS"], "a") as fh:
+                fh.write(
+                    json.dumps(
+                        {"round": round_index, "system": messages[0]["content"], "user": user}
+                    )
+                    + "\n"
+                )
+        if round_index >= 2 and os.environ.get("SCIGATE_TEST_SLOW"):
+            time.sleep(float(os.environ["SCIGATE_TEST_SLOW"]))
+        code = "import os, json\nos.makedirs('candidate', exist_ok=True)\n"
+        for name, text in _files(round_index).items():
+            code += f"open('candidate/{name}', 'w').write({text!r})\n"
+        code += "print(sorted(os.listdir('candidate')))\n"
+        return {
+            "content": "Writing the candidate.",
+            "tool_calls": [{"name": "run_python", "arguments": {"code": code}}],
+        }
+    return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": "done"}}]}
+
+
+def writes_nothing(messages, tools=None, **settings):
+    if len(messages) == 2:
+        return {
+            "content": None,
+            "tool_calls": [{"name": "run_bash", "arguments": {"command": "echo thinking"}}],
+        }
+    return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": "done"}}]}

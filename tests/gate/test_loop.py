@@ -1,0 +1,161 @@
+"""The ToolGate loop end to end with python/ models: generate, verify, screen, solve."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scigate.store import Store
+
+from .conftest import model_spec
+
+GEN = model_spec("generator:writes_candidates")
+
+
+def _run(
+    db: Path, *args: str, env: dict | None = None, check: bool = True
+) -> subprocess.CompletedProcess:
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+    if check:
+        assert p.returncode == 0, p.stderr[-2000:]
+    return p
+
+
+def _common(rounds: int) -> list[str]:
+    return [
+        "--generator",
+        GEN,
+        "--screen",
+        "cue/largest",
+        "--screen",
+        model_spec("screens:mumbles"),
+        "--solver",
+        model_spec("solvers:runs_code"),
+        "--rounds",
+        str(rounds),
+        "--json",
+        "--verify-timeout",
+        "60",
+        "--time-limit",
+        "60",
+        "--concurrency",
+        "1",
+    ]
+
+
+def test_loop_records_every_outcome_and_feeds_failures_back(tmp_path: Path) -> None:
+    db, prompts = tmp_path / "run.db", tmp_path / "prompts.jsonl"
+    p = _run(db, *_common(3), env={"SCIGATE_TEST_PROMPTS": str(prompts)})
+    out = json.loads(p.stdout)
+    funnel = out["funnel"]
+    assert funnel["generated"] == 3 and funnel["verified"] == 2 and funnel["solved"] == 2
+    assert funnel["screens"] == {"cue/largest": 2, model_spec("screens:mumbles"): 2}
+    assert funnel["unique"] == 1 and funnel["duplicates"] == 1
+
+    store = Store(db)
+    attempts = {a["round"]: a for a in store.attempts()}
+    assert [attempts[r]["status"] for r in range(3)] == ["accepted", "rejected-verify", "accepted"]
+    assert "several output lines" in attempts[1]["reason"]
+    assert "exact duplicate of" in attempts[2]["reason"]
+    dup = store.get_candidate(attempts[2]["candidate_id"])
+    assert dup.duplicate_of == attempts[0]["candidate_id"]
+    # the broken round's failure reaches the next prompt
+    seen = [json.loads(line) for line in prompts.read_text().splitlines()]
+    assert "Outcomes so far" in seen[2]["user"]
+    assert "rejected-verify" in seen[2]["user"] and "several output lines" in seen[2]["user"]
+    assert "Expert seed items" in seen[0]["user"] and "nonlinear" in seen[0]["user"].lower()
+    # every gate left a record; model calls are in the database
+    gates = {(g["candidate_id"], g["gate"], g["screen"]) for g in store.gate_results()}
+    assert len(gates) == len(store.gate_results())
+    roles = {c["role"] for c in store.model_calls()}
+    assert {"generator", "screen", "solver"} <= roles
+    store.close()
+
+    # resume extends the same run; finished rounds are not redone
+    p = _run(db, "--resume", "--rounds", "4", "--json")
+    store = Store(db)
+    assert sorted(a["round"] for a in store.attempts()) == [0, 1, 2, 3]
+    assert len(store.runs()) == 1
+    store.close()
+
+
+def test_generator_that_writes_nothing_is_recorded(tmp_path: Path) -> None:
+    db = tmp_path / "run.db"
+    _run(db, "--generator", model_spec("generator:writes_nothing"), "--rounds", "1", "--json")
+    store = Store(db)
+    (a,) = store.attempts()
+    assert a["status"] == "generator-failed" and "no candidate/ directory" in a["reason"]
+    store.close()
+
+
+def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "run.db"
+    args = [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *_common(5)]
+    proc = subprocess.Popen(
+        args,
+        env={**os.environ, "SCIGATE_TEST_SLOW": "1.5"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.time() + 120
+    try:
+        while time.time() < deadline:
+            time.sleep(0.3)
+            if db.exists():
+                with Store(db) as s:
+                    if len(s.attempts()) >= 3:
+                        break
+        else:
+            pytest.fail("the run made no progress")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    _run(db, "--resume", "--json")
+    store = Store(db)
+    rounds = sorted(a["round"] for a in store.attempts())
+    assert rounds == [0, 1, 2, 3, 4]
+    results = store.gate_results()
+    assert len({(g["run_id"], g["candidate_id"], g["gate"], g["screen"]) for g in results}) == len(
+        results
+    )
+    assert len({c.id for c in store.candidates()}) == len(store.candidates())
+    assert store.query("PRAGMA integrity_check")[0]["integrity_check"] == "ok"
+    store.close()
+
+
+def test_rescreen_applies_new_screens_to_verified_candidates(tmp_path: Path) -> None:
+    db = tmp_path / "run.db"
+    _run(db, "--generator", GEN, "--rounds", "2", "--json", "--verify-timeout", "60")
+    p = _run(db, "--rescreen", "--screen", model_spec("screens:knows_value"), "--json")
+    out = json.loads(p.stdout)
+    assert out["funnel"]["verified"] == 1
+    assert out["funnel"]["screens"][model_spec("screens:knows_value")] == 0
+    store = Store(db)
+    kinds = sorted(r["kind"] for r in store.runs())
+    assert kinds == ["gate", "rescreen"]
+    (res,) = [g for g in store.gate_results() if g["gate"] == "screen"]
+    assert res["outcome"] == "fail" and res["detail"]["solved"] is True
+    store.close()
+
+
+def test_bad_loop_input_exits_2(tmp_path: Path) -> None:
+    p = _run(tmp_path / "x.db", "--resume", check=False)
+    assert p.returncode == 2 and "not found" in p.stderr
+    p = _run(tmp_path / "y.db", "--generator", "bogus", "--rounds", "1", check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+    p = _run(
+        tmp_path / "z.db", "--domain", "nope", "--generator", GEN, "--rounds", "1", check=False
+    )
+    assert p.returncode == 2 and "unknown domain" in p.stderr

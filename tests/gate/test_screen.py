@@ -1,0 +1,106 @@
+"""Gate 2: no-tool screens see shuffled options and are graded by value."""
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from scigate.gate import load_candidate, make_responder, presentation_order, run_screen
+
+from .conftest import model_spec
+
+
+def _screen(cand_dir: Path, spec: str, **kw):
+    cand = load_candidate(cand_dir)
+    return asyncio.run(run_screen(cand, make_responder(spec), **kw))
+
+
+def test_screen_that_knows_the_value_solves_it(candidate_dir: Path) -> None:
+    r = _screen(candidate_dir, model_spec("screens:knows_value"))
+    assert r.solved and r.correct_calls == 2
+    assert r.early_stop and len(r.calls) == 2  # the first two agree: majority decided
+    for call in r.calls:
+        assert call.chosen_value == "0.285714" and call.correct
+        assert call.chosen_original == "B"  # mapped back through the shown order
+        assert call.order[["A", "B", "C", "D"].index(call.chosen_letter)] == "B"
+
+
+def test_letter_prior_is_graded_by_value_not_letter(candidate_dir: Path) -> None:
+    r = _screen(candidate_dir, model_spec("screens:always_a"), early_stop=False)
+    assert len(r.calls) == 3
+    for call in r.calls:
+        assert call.chosen_letter == "A"
+        # correct exactly when the shuffle put the proposed option (B) first
+        assert call.correct == (call.order[0] == "B")
+    assert r.correct_calls == sum(c.order[0] == "B" for c in r.calls)
+    assert len({tuple(c.order) for c in r.calls}) > 1  # independently shuffled
+
+
+def test_orders_are_seeded_from_candidate_screen_and_call() -> None:
+    a = presentation_order(0, "abc", "m", 0)
+    assert a == presentation_order(0, "abc", "m", 0)
+    orders = {
+        tuple(presentation_order(s, c, m, i))
+        for s in (0, 1)
+        for c in ("abc", "abd")
+        for m in ("m", "n")
+        for i in range(3)
+    }
+    assert len(orders) > 6
+
+
+def test_unparseable_reply_counts_wrong_and_is_kept(candidate_dir: Path) -> None:
+    r = _screen(candidate_dir, model_spec("screens:mumbles"))
+    assert not r.solved and r.correct_calls == 0
+    assert r.calls[0].reply.startswith("It depends on the mesh") and r.calls[0].chosen_value is None
+    assert r.early_stop and len(r.calls) == 2
+
+
+def test_cue_screens(candidate_dir: Path) -> None:
+    # options 0.142857 < 0.285714 < 0.428571 < 0.571429: the answer is rank 2
+    assert _screen(candidate_dir, "cue/second-smallest").solved
+    assert not _screen(candidate_dir, "cue/largest").solved
+    r = _screen(candidate_dir, "cue/letter-C", early_stop=False)
+    assert all(c.chosen_letter == "C" for c in r.calls)
+
+
+def test_cli_screen_json(candidate_dir: Path) -> None:
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scigate",
+            "gate",
+            "screen",
+            str(candidate_dir),
+            "--model",
+            model_spec("screens:always_a"),
+            "--json",
+            "--seed",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    data = json.loads(p.stdout)
+    assert p.returncode == (1 if data["solved"] else 0)
+    assert {"solved", "correct_calls", "calls"} <= data.keys()
+    assert all({"order", "chosen_value", "correct"} <= c.keys() for c in data["calls"])
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scigate",
+            "gate",
+            "screen",
+            str(candidate_dir),
+            "--model",
+            "nosuch/x",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1

@@ -1,0 +1,383 @@
+"""End-to-end tests of scigate.sandbox: real processes, no network."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from scigate.errors import BadInput
+from scigate.sandbox import (
+    Limits,
+    arun,
+    default_cache_dir,
+    fresh_workspace,
+    protections,
+    run,
+    run_python,
+)
+from scigate.sandbox._isolation import bwrap_status
+
+BWRAP_WORKS = bwrap_status()[0] is not None
+
+# Main script -> child -> grandchild that called setsid, plus a double-forked daemon
+# (setsid, then its parent exits, so it is orphaned). Prints their pids, then sleeps.
+TREE = textwrap.dedent(
+    """
+    import os, subprocess, sys, time
+    grandchild = "import subprocess, time; " \\
+        "g = subprocess.Popen(['sleep', '1000'], start_new_session=True); " \\
+        "print(g.pid, flush=True); time.sleep(1000)"
+    child = subprocess.Popen([sys.executable, "-c", grandchild], stdout=subprocess.PIPE, text=True)
+    gpid = int(child.stdout.readline())
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(w, f"{os.getpid()}\\n".encode())
+            time.sleep(1000)
+        os._exit(0)
+    dpid = int(os.read(r, 100))
+    print("PIDS", os.getpid(), child.pid, gpid, dpid, flush=True)
+    time.sleep(1000)
+    """
+)
+
+
+def _pids(stdout: str) -> list[int]:
+    line = next(line for line in stdout.splitlines() if line.startswith("PIDS"))
+    return [int(p) for p in line.split()[1:]]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["bwrap-if-available", "no-bwrap"])
+def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool) -> None:
+    start = time.monotonic()
+    result = run_python(TREE, workspace=ws, limits=Limits(wall_seconds=2, network=network))
+    elapsed = time.monotonic() - start
+    pids = _pids(result.stdout)
+    assert len(set(pids)) == 4
+    assert result.timed_out and not result.ok
+    assert elapsed < 2 + 2
+    assert all(_gone(pid) for pid in pids), [p for p in pids if not _gone(p)]
+    assert result.reason == "timed out after 2 s; killed 4 processes"
+
+
+def test_descendants_left_behind_after_normal_exit_are_killed(ws: Path) -> None:
+    code = (
+        "import subprocess; print(subprocess.Popen(['sleep', '1000'], start_new_session=True).pid)"
+    )
+    result = run_python(code, workspace=ws)
+    assert result.ok, result.reason
+    assert _gone(int(result.stdout))
+
+
+def test_caller_death_kills_the_tree(ws: Path, tmp_path: Path) -> None:
+    caller = tmp_path / "caller.py"
+    caller.write_text(
+        "import sys\nfrom pathlib import Path\nfrom scigate.sandbox import run\n"
+        "run(['sleep', '1000'], workspace=Path(sys.argv[1]))\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(caller), str(ws)])
+    try:
+        deadline = time.monotonic() + 10
+        sleeper = None
+        while sleeper is None and time.monotonic() < deadline:
+            for name in os.listdir("/proc"):
+                if name.isdigit():
+                    try:
+                        cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+                    except OSError:
+                        continue
+                    if cmdline == b"sleep\x001000\x00":
+                        environ = Path(f"/proc/{name}/environ").read_bytes()
+                        if str(ws).encode() in environ:
+                            sleeper = int(name)
+            time.sleep(0.05)
+        assert sleeper is not None
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 3
+    while not _gone(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(sleeper)
+
+
+def test_environment_scrubbed_and_home_in_workspace(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-test")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-test")
+    monkeypatch.setenv("DB_PASSWORD", "pw-test")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", "/creds.json")
+    monkeypatch.setenv("DATABASE_URL", "postgres://user:hunter2@db/x")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    code = "import json, os, shutil; print(json.dumps({**os.environ, 'which': shutil.which('python')}))"
+    result = run_python(code, workspace=ws, env={"MY_SETTING": "1"})
+    assert result.ok, result.reason
+    seen = json.loads(result.stdout)
+    for secret in ("sk-test", "sk-ant-test", "aws-test", "ghp-test", "pw-test", "hunter2"):
+        assert secret not in result.stdout
+    for name in ("OPENAI_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "DATABASE_URL"):
+        assert name not in seen
+    assert Path(seen["HOME"]).is_relative_to(ws.resolve())
+    assert seen["LANG"] == "C.UTF-8" and seen["TOKENIZERS_PARALLELISM"] == "false"
+    assert seen["MY_SETTING"] == "1"
+    venv_bin = str(Path(sys.executable).parent)
+    assert seen["PATH"].split(os.pathsep)[0] == venv_bin
+    assert Path(seen["which"]).parent == Path(venv_bin)
+
+
+def test_huge_stdout_is_capped_without_parent_memory_growth(ws: Path, tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        textwrap.dedent(
+            """
+            import json, resource, sys
+            from pathlib import Path
+            from scigate.sandbox import run
+            ws = Path(sys.argv[1])
+            code = "import sys\\nb = b'x' * (1 << 20)\\nfor _ in range(200): sys.stdout.buffer.write(b)\\n"
+            run([sys.executable, "-c", "print(1)"], workspace=ws)  # warm-up: imports, caches
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            r = run([sys.executable, "-c", code], workspace=ws)
+            after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            print(json.dumps({"growth_kb": after - before, "len": len(r.stdout),
+                              "truncated": r.stdout_truncated, "ok": r.ok,
+                              "marker": "bytes of output left out" in r.stdout}))
+            """
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, str(probe), str(ws)], capture_output=True, text=True, check=True
+    )
+    report = json.loads(out.stdout)
+    assert report["ok"] and report["truncated"] and report["marker"]
+    assert (1 << 20) <= report["len"] < (1 << 20) + 200
+    assert report["growth_kb"] < 8 * 1024, report
+
+
+def test_output_cap_keeps_head_and_tail(ws: Path) -> None:
+    code = "import sys\nprint('HEAD', file=sys.stderr)\nprint('x' * 10000, file=sys.stderr)\nprint('TAIL', file=sys.stderr)\nprint('small')"
+    result = run_python(code, workspace=ws, limits=Limits(output_bytes=1000))
+    assert result.stderr_truncated and not result.stdout_truncated
+    assert result.stderr.startswith("HEAD") and result.stderr.rstrip().endswith("TAIL")
+    assert "left out" in result.stderr
+    assert result.stdout == "small\n"
+
+
+def test_memory_hog_is_stopped_with_memory_reason(ws: Path) -> None:
+    limits = Limits(memory_bytes=512 << 20)
+    result = run_python("x = bytearray(2 << 30)", workspace=ws, limits=limits)
+    assert result.memory_exceeded and not result.ok
+    assert result.reason == "ran out of memory (limit 512 MiB)"
+    # a non-Python program hitting the limit is recognised too
+    small = Limits(memory_bytes=64 << 20)
+    result = run("head -c 500000000 /dev/zero | sort", workspace=ws, limits=small)
+    assert result.memory_exceeded, (result.reason, result.stderr)
+    assert result.reason == "ran out of memory (limit 64 MiB)"
+    # mapping (not touching) 2 GiB is fine under a 3 GiB limit
+    mapped = "import mmap; m = mmap.mmap(-1, 2 << 30)"
+    big = run_python(mapped, workspace=ws, limits=Limits(memory_bytes=3 << 30))
+    assert big.ok and not big.memory_exceeded
+
+
+def test_crash_reports_last_stderr_lines(ws: Path) -> None:
+    code = "import sys\nprint('warming up', file=sys.stderr)\nraise ValueError('boom')"
+    result = run_python(code, workspace=ws)
+    assert result.exit_code == 1 and result.signal is None and not result.ok
+    assert result.reason.startswith("crashed with exit code 1: ")
+    assert "ValueError: boom" in result.reason
+    assert result.stderr_tail(1) == "ValueError: boom"
+    assert not result.memory_exceeded
+
+
+def test_exit_codes_and_signals(ws: Path) -> None:
+    fine = run("echo hi", workspace=ws)
+    assert fine.ok and fine.exit_code == 0 and fine.stdout == "hi\n"
+    assert fine.reason == "finished (exit code 0)"
+    assert fine.peak_memory_bytes and fine.peak_memory_bytes > 0
+    assert run("exit 7", workspace=ws).exit_code == 7
+    silent = run("exit 7", workspace=ws)
+    assert silent.reason == "crashed with exit code 7 (no output on stderr)"
+    segv = run_python("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", workspace=ws)
+    assert segv.exit_code is None and segv.signal == signal.SIGSEGV
+    assert segv.reason == "killed by signal SIGSEGV"
+    missing = run(["no-such-program-xyz"], workspace=ws)
+    assert missing.exit_code == 127 and missing.reason.startswith("could not start the command")
+
+
+def test_cpu_limit(ws: Path) -> None:
+    result = run_python("while True: pass", workspace=ws, limits=Limits(cpu_seconds=1))
+    assert result.signal in (signal.SIGXCPU, signal.SIGKILL)
+    assert result.reason == "exceeded the CPU time limit (1 s)"
+
+
+def test_process_count_limit_kills_tree(ws: Path) -> None:
+    script = "for i in $(seq 30); do sleep 1000 & done; echo started; wait"
+    start = time.monotonic()
+    result = run(script, workspace=ws, limits=Limits(max_processes=10, wall_seconds=20))
+    assert time.monotonic() - start < 5
+    assert result.reason.startswith("exceeded the limit of 10 processes; killed ")
+    assert not result.ok
+
+
+def test_stdin_is_passed(ws: Path) -> None:
+    result = run("tr a-z A-Z", workspace=ws, stdin="hello\n" * 20000)
+    assert result.ok and result.stdout == "HELLO\n" * 20000
+
+
+def _netns() -> str:
+    return os.readlink("/proc/self/ns/net")
+
+
+@pytest.mark.skipif(not BWRAP_WORKS, reason=f"bwrap unusable here: {bwrap_status()[1]}")
+def test_network_is_cut_with_bwrap(ws: Path) -> None:
+    code = textwrap.dedent(
+        """
+        import os, socket
+        print(os.readlink('/proc/self/ns/net'))
+        s = socket.socket()
+        s.settimeout(2)
+        print(s.connect_ex(('192.0.2.1', 80)))  # TEST-NET-1: never routable anyway
+        print(sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]))
+        """
+    )
+    result = run_python(code, workspace=ws)
+    assert result.ok and result.network_isolated
+    netns, errno_text, ifaces = result.stdout.splitlines()
+    assert netns != _netns()
+    assert int(errno_text) != 0
+    assert ifaces == "['lo']"
+    opened = run_python(code.split("s = socket")[0], workspace=ws, limits=Limits(network=True))
+    assert not opened.network_isolated and opened.stdout.strip() == _netns()
+
+
+def test_protections_report() -> None:
+    report = protections()
+    for name in ("process group", "subreaper", "rlimit_as", "rlimit_cpu", "process count"):
+        assert report[name].startswith("active")
+    assert report["output cap"].startswith("active") and report["env scrub"].startswith("active")
+    assert report["network (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
+    assert "RLIMIT_NPROC" in report["process count"]
+
+
+async def test_arun_does_not_block_and_cancel_kills_tree(ws: Path) -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.02)
+            ticks += 1
+
+    tick_task = asyncio.create_task(ticker())
+    result = await arun("sleep 0.5; echo done", workspace=ws)
+    assert result.ok and result.stdout == "done\n"
+    assert ticks >= 10  # the loop kept running during the 0.5 s sleep
+    pidfile = ws / "pid"
+    job = asyncio.create_task(arun(f"sleep 1000 & echo $! > {pidfile}; wait", workspace=ws))
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        await asyncio.sleep(0.02)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    tick_task.cancel()
+    assert _gone(int(pidfile.read_text()))
+
+
+def test_bad_input(ws: Path, tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="not a directory"):
+        run("true", workspace=tmp_path / "missing")
+    with pytest.raises(BadInput, match="empty"):
+        run("  ", workspace=ws)
+    with pytest.raises(BadInput, match="empty"):
+        run([], workspace=ws)
+    with pytest.raises(BadInput, match="exactly one"):
+        run_python(workspace=ws)
+    with pytest.raises(BadInput, match="not found"):
+        run_python(script=Path("nope.py"), workspace=ws)
+
+
+def test_run_python_script_and_snippet_cleanup(ws: Path) -> None:
+    (ws / "solution.py").write_text("print(open('data.txt').read())")
+    (ws / "data.txt").write_text("42")
+    assert run_python(script=Path("solution.py"), workspace=ws).stdout == "42\n"
+    run_python("print(1)", workspace=ws)
+    assert not list(ws.glob(".scigate_snippet_*"))
+
+
+def test_fresh_workspace_copies_without_excluded(tmp_path: Path) -> None:
+    src = tmp_path / "item"
+    (src / "sub").mkdir(parents=True)
+    (src / "solution.py").write_text("x")
+    (src / "answer.txt").write_text("secret answer")
+    (src / "sub" / "answer.txt").write_text("nested")
+    (src / "sub" / "mesh.xdmf").write_text("m")
+    copy = fresh_workspace(src, exclude={"answer.txt"}, parent=tmp_path)
+    assert copy.parent == tmp_path and copy != src
+    files = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file())
+    assert files == ["solution.py", "sub/mesh.xdmf"]
+    empty = fresh_workspace(parent=tmp_path)
+    assert empty.is_dir() and not list(empty.iterdir())
+    with pytest.raises(BadInput):
+        fresh_workspace(tmp_path / "missing")
+
+
+def test_cache_dir_is_wired_for_ffcx(ws: Path, tmp_path: Path) -> None:
+    assert default_cache_dir() == Path(os.environ["SCIGATE_CACHE_DIR"])
+    cache = tmp_path / "cache"
+    result = run("echo $XDG_CACHE_HOME", workspace=ws, cache_dir=cache)
+    assert result.stdout.strip() == str(cache.resolve()) and cache.is_dir()
+    default = run("echo $XDG_CACHE_HOME", workspace=ws)
+    assert default.stdout.strip() == str(default_cache_dir().resolve())
+
+
+DOLFINX_SCRIPT = textwrap.dedent(
+    """
+    import dolfinx_solver  # noqa: F401
+    import dolfinx.jit, ufl
+    from dolfinx import fem, mesh
+    from mpi4py import MPI
+    m = mesh.create_unit_square(MPI.COMM_WORLD, 4, 4)
+    V = fem.functionspace(m, ("Lagrange", 1))
+    u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
+    fem.form(ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx)
+    print(dolfinx.jit.get_options()["cache_dir"])
+    """
+)
+
+
+@pytest.mark.slow
+def test_ffcx_jit_cache_shared_between_fresh_workspaces(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first_ws, second_ws = fresh_workspace(parent=tmp_path), fresh_workspace(parent=tmp_path)
+    first = run_python(DOLFINX_SCRIPT, workspace=first_ws, cache_dir=cache)
+    assert first.ok, first.stderr
+    assert first.stdout.strip() == str((cache / "fenics").resolve())
+    compiled = {p: p.stat().st_mtime_ns for p in (cache / "fenics").glob("*.so")}
+    assert compiled
+    second = run_python(DOLFINX_SCRIPT, workspace=second_ws, cache_dir=cache)
+    assert second.ok, second.stderr
+    after = {p: p.stat().st_mtime_ns for p in (cache / "fenics").glob("*.so")}
+    assert after == compiled  # nothing recompiled
+    assert not (second_ws / ".home" / ".cache").exists()
