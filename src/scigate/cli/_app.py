@@ -31,9 +31,10 @@ def _root(
 
 
 def _register() -> None:
-    from scigate.cli import _doctor, _gate
+    from scigate.cli import _demo, _doctor, _gate
 
     app.command("doctor")(_doctor.doctor)
+    app.command("demo")(_demo.demo)
     app.add_typer(
         _gate.app, name="gate", help="ToolGate: generate, verify, screen, solve, audit, report."
     )

@@ -207,16 +207,35 @@ def render_seeds(seed_dirs: list[Path]) -> str:
 
 
 class TemplateCandidates:
-    """The domain's computed template families (no model): distractors are computed mistakes."""
+    """The domain's computed template families (no model): distractors are computed mistakes.
 
-    def __init__(self, domain: Any, *, seed: int = 0, families: list[str] | None = None):
+    A template generator keeps a worker process with the domain software loaded and is
+    not shared between threads: `workers` instances serve concurrent rounds.
+    """
+
+    def __init__(
+        self, domain: Any, *, seed: int = 0, families: list[str] | None = None, workers: int = 1
+    ):
         self.domain = domain
         self.seed = seed
         self.name = "templates"
-        if families:
-            self._gen = domain.template_generator(seed, families=families)
-        else:
-            self._gen = domain.template_generator(seed)
+        self._families = families
+        self._workers = max(1, workers)
+        self._pool: asyncio.Queue[Any] | None = None
+        self._made = 0
+
+    def _new_generator(self) -> Any:
+        if self._families:
+            return self.domain.template_generator(self.seed, families=self._families)
+        return self.domain.template_generator(self.seed)
+
+    async def _acquire(self) -> Any:
+        if self._pool is None:
+            self._pool = asyncio.Queue()
+        if self._pool.empty() and self._made < self._workers:
+            self._made += 1
+            return await asyncio.to_thread(self._new_generator)
+        return await self._pool.get()
 
     async def generate(self, round_index: int, feedback: Feedback) -> Generated:
         """Generate the round's candidate from the templates (deterministic in seed and round)."""
@@ -224,9 +243,10 @@ class TemplateCandidates:
         import time
 
         t0 = time.perf_counter()
+        gen = await self._acquire()
         tmp = Path(tempfile.mkdtemp(prefix="scigate-tpl-"))
         try:
-            out = await asyncio.to_thread(self._gen.generate, round_index, tmp / "candidate")
+            out = await asyncio.to_thread(gen.generate, round_index, tmp / "candidate")
             cand = load_candidate(out)
             cand.path = None
             cand.meta = {**cand.meta, "domain": self.domain.name, "generator": "templates"}
@@ -241,4 +261,6 @@ class TemplateCandidates:
                 seconds=round(time.perf_counter() - t0, 3),
             )
         finally:
+            assert self._pool is not None
+            self._pool.put_nowait(gen)
             shutil.rmtree(tmp, ignore_errors=True)

@@ -141,7 +141,9 @@ class _Context:
 def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Generator:
     """`templates` or an LLM generator for a model spec."""
     if cfg.generator == "templates":
-        return TemplateCandidates(domain, seed=cfg.seed, families=cfg.families)
+        return TemplateCandidates(
+            domain, seed=cfg.seed, families=cfg.families, workers=cfg.fem_workers
+        )
     return LLMGenerator(
         cfg.generator,
         domain=domain,

@@ -6,18 +6,26 @@ import os
 from typing import Any
 
 from scigate.errors import BadInput
-from scigate.llm._anthropic import AnthropicModel
 from scigate.llm._model import Model, Recorder
-from scigate.llm._openai import COMPATIBLE_KEY_ENV, COMPATIBLE_URL_ENV, OpenAIModel
-from scigate.llm._python import PythonModel
 from scigate.llm._spec import SHORTHANDS, ModelSpec, parse_spec
 
-_ADAPTERS: dict[str, type[Model]] = {
-    "openai": OpenAIModel,
-    "openai-compatible": OpenAIModel,
-    "anthropic": AnthropicModel,
-    "python": PythonModel,
-}
+
+def _adapter(provider: str) -> type[Model] | None:
+    """The adapter class of a provider; SDKs are imported only when a provider is used
+    (importing both SDKs costs seconds at every CLI start)."""
+    if provider in ("openai", "openai-compatible"):
+        from scigate.llm._openai import OpenAIModel
+
+        return OpenAIModel
+    if provider == "anthropic":
+        from scigate.llm._anthropic import AnthropicModel
+
+        return AnthropicModel
+    if provider == "python":
+        from scigate.llm._python import PythonModel
+
+        return PythonModel
+    return None
 
 
 def get_model(spec: str | ModelSpec, *, recorder: Recorder | None = None) -> Model:
@@ -31,7 +39,7 @@ def get_model(spec: str | ModelSpec, *, recorder: Recorder | None = None) -> Mod
         spec = parse_spec(spec)
     elif not isinstance(spec, ModelSpec):
         raise BadInput(f"model spec must be a string PROVIDER/MODEL[?key=value&...], not {spec!r}")
-    adapter = _ADAPTERS.get(spec.provider)
+    adapter = _adapter(spec.provider)
     if adapter is None:
         raise BadInput(f"unknown provider {spec.provider!r} in model spec {spec.raw!r}")
     return adapter(spec, recorder=recorder)
@@ -44,6 +52,8 @@ def _env(name: str) -> bool:
 def providers_status() -> list[dict[str, Any]]:
     """For `scigate doctor`: each provider, whether it is configured, and how (the names
     of the environment variables it reads; never their values)."""
+    from scigate.llm._openai import COMPATIBLE_KEY_ENV, COMPATIBLE_URL_ENV
+
     anthropic_how = "ANTHROPIC_API_KEY"
     if not _env("ANTHROPIC_API_KEY") and _env("ANTHROPIC_AUTH_TOKEN"):
         anthropic_how = "ANTHROPIC_AUTH_TOKEN"

@@ -1,0 +1,92 @@
+"""`scigate demo`: the offline ToolGate pipeline end to end, no model needed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from scigate.errors import BadInput
+
+CUE_SCREENS = ["cue/middle", "cue/letter-C", "cue/closest-to-mean"]
+
+
+def demo(
+    out: Path = typer.Option(Path("demo-output"), "--out", help="Output directory."),
+    rounds: int = typer.Option(12, "--rounds", help="Template candidates to generate."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the template parameters."),
+    screen: list[str] = typer.Option(
+        [],
+        "--screen",
+        help="Extra model screens (also from $SCIGATE_SCREENS, comma-separated), run after the cue screens.",
+    ),
+    solver: str | None = typer.Option(
+        None,
+        "--solver",
+        help="Optional model spec of a tool-enabled solver (also $SCIGATE_SOLVER).",
+    ),
+    fresh: bool = typer.Option(
+        True, "--fresh/--resume", help="Start a new database (default) or resume the last demo."
+    ),
+) -> None:
+    """Generate template candidates, verify them, run the cue screens, write the report."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from scigate.gate._export import export_jsonl
+    from scigate.gate._loop import LoopConfig, run_loop
+    from scigate.gate._report import build_report
+    from scigate.store import Store
+
+    console = Console()
+    if rounds < 1:
+        raise BadInput("--rounds must be at least 1")
+    extra = [s.strip() for s in os.environ.get("SCIGATE_SCREENS", "").split(",") if s.strip()]
+    screens = CUE_SCREENS + [s for s in [*screen, *extra] if s not in CUE_SCREENS]
+    solver = solver or os.environ.get("SCIGATE_SOLVER") or None
+    cfg = LoopConfig(
+        domain="fenicsx",
+        generator="templates",
+        screens=screens,
+        solver=solver,
+        rounds=rounds,
+        seed=seed,
+        concurrency=max(2, os.cpu_count() or 1),
+    )
+    cfg.validate()
+    out.mkdir(parents=True, exist_ok=True)
+    db = out / "demo.db"
+    if fresh:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(out / "report", ignore_errors=True)
+    console.print(
+        f"[bold]scigate demo[/bold]: {rounds} FEniCSx template candidates, screens: {', '.join(screens)}"
+        + (f", solver: {solver}" if solver else " (no tool-enabled solver configured)")
+    )
+    store = Store(db)
+    progress = Progress(
+        TextColumn("[bold]ToolGate[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+    )
+    with progress:
+        task = progress.add_task("generating and verifying", total=rounds)
+
+        def on_progress(done: int, total: int, funnel) -> None:
+            progress.update(task, completed=done, total=total, description=funnel.line())
+
+        run_id, funnel = asyncio.run(run_loop(cfg, store, resume=not fresh, progress=on_progress))
+    files = build_report(store, out / "report")
+    n = export_jsonl(store, out / "accepted.jsonl")
+    store.close()
+    console.print(f"run {run_id}: {funnel.line()}")
+    console.print(f"database: {db}   (query it: sqlite3 {db} 'SELECT * FROM v_funnel')")
+    console.print(f"accepted items ({n}): {out / 'accepted.jsonl'}")
+    console.print(f"[bold green]report: {files.html.resolve()}[/bold green]")
