@@ -1,5 +1,18 @@
-"""The scientific tool library: declared tools, their ontology, graph and retrieval."""
+"""The scientific tool library: declared tools, their ontology, graph and retrieval.
 
+Light names are imported eagerly; the graph (networkx), retrieval (bm25s), embeddings
+(numpy/openai) and MCP (fastmcp) names load on first access, so `import scigate.tools`
+stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from scigate.tools._chain import ChainResult, ChainStep, pipe_value, run_chain
+from scigate.tools._coverage import coverage, read_catalogue
+from scigate.tools._library import get_tool, list_tools, load_library
 from scigate.tools._tool import (
     REGISTRY,
     Tool,
@@ -10,14 +23,100 @@ from scigate.tools._tool import (
     format_value,
     tool,
 )
+from scigate.tools._vocabulary import (
+    VOCABULARY,
+    IOType,
+    Vocabulary,
+    canonical_type,
+    check_value,
+    unknown_types,
+)
+
+if TYPE_CHECKING:
+    from scigate.tools._embeddings import (
+        CachedEmbedder,
+        Embedder,
+        HashingEmbedder,
+        OpenAICompatibleEmbedder,
+        SentenceTransformerEmbedder,
+        make_embedder,
+    )
+    from scigate.tools._graph import ToolGraph, library_graph, ontology_record
+    from scigate.tools._mcp import build_mcp_server, serve
+    from scigate.tools._retrieval import Hit, ToolIndex, search_tools
+    from scigate.tools._split import Ontology, ToolSplit, UnknownTool, make_split
+
+_LAZY = {
+    "ToolGraph": "_graph",
+    "library_graph": "_graph",
+    "ontology_record": "_graph",
+    "Ontology": "_split",
+    "ToolSplit": "_split",
+    "UnknownTool": "_split",
+    "make_split": "_split",
+    "Embedder": "_embeddings",
+    "HashingEmbedder": "_embeddings",
+    "OpenAICompatibleEmbedder": "_embeddings",
+    "SentenceTransformerEmbedder": "_embeddings",
+    "CachedEmbedder": "_embeddings",
+    "make_embedder": "_embeddings",
+    "Hit": "_retrieval",
+    "ToolIndex": "_retrieval",
+    "search_tools": "_retrieval",
+    "build_mcp_server": "_mcp",
+    "serve": "_mcp",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scigate.tools' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scigate.tools.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "REGISTRY",
+    "VOCABULARY",
+    "CachedEmbedder",
+    "ChainResult",
+    "ChainStep",
+    "Embedder",
+    "HashingEmbedder",
+    "Hit",
+    "IOType",
+    "Ontology",
+    "OpenAICompatibleEmbedder",
+    "SentenceTransformerEmbedder",
     "Tool",
     "ToolExample",
+    "ToolGraph",
+    "ToolIndex",
     "ToolInputError",
     "ToolResult",
     "ToolSpec",
+    "ToolSplit",
+    "UnknownTool",
+    "Vocabulary",
+    "build_mcp_server",
+    "canonical_type",
+    "check_value",
+    "coverage",
     "format_value",
+    "get_tool",
+    "library_graph",
+    "list_tools",
+    "load_library",
+    "make_embedder",
+    "make_split",
+    "ontology_record",
+    "pipe_value",
+    "read_catalogue",
+    "run_chain",
+    "search_tools",
+    "serve",
     "tool",
+    "unknown_types",
 ]

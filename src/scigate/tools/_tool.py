@@ -56,6 +56,7 @@ class ToolSpec(BaseModel):
     requires: list[str] = Field(default_factory=list)  # importable modules it needs
     examples: list[ToolExample] = Field(default_factory=list)
     parameters: dict[str, Any] = Field(default_factory=dict)  # JSON Schema of the arguments
+    aliases: list[str] = Field(default_factory=list)  # SciToolKG names this tool is equivalent to
 
 
 class ToolResult(BaseModel):
@@ -171,6 +172,7 @@ def tool(
     requires: list[str] | None = None,
     examples: list[tuple[dict[str, Any], Any]] | list[ToolExample] | None = None,
     registry: dict[str, Tool] | None = None,
+    aliases: list[str] | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]:
     """Register a typed function as a tool with its ontology; returns the `Tool`."""
 
@@ -197,6 +199,7 @@ def tool(
                 for e in (examples or [])
             ],
             parameters=params,
+            aliases=aliases or [],
         )
         target = REGISTRY if registry is None else registry
         if name in target:
@@ -270,5 +273,7 @@ def _close(a: Any, b: Any, rel_tol: float, abs_tol: float) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k], rel_tol, abs_tol) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_close(x, y, rel_tol, abs_tol) for x, y in zip(a, b))
+        return len(a) == len(b) and all(
+            _close(x, y, rel_tol, abs_tol) for x, y in zip(a, b, strict=True)
+        )
     return a == b

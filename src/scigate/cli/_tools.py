@@ -1,0 +1,313 @@
+"""`scigate tools ...`: list, show, run, chain, search, graph, coverage, serve-mcp."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from scigate.errors import BadInput
+
+app = typer.Typer(
+    help="The scientific tool library: list, show, run, chain, search, graph, coverage, MCP.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _bad_input_exits_2[F: Callable[..., Any]](fn: F) -> F:
+    """Turn `BadInput` into one line on stderr and exit status 2 (no traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except BadInput as exc:
+            print(f"scigate: error: {exc}", file=sys.stderr)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _console() -> Console:
+    return Console(soft_wrap=False)
+
+
+def _echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _parse_json_object(text: str | None, what: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BadInput(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"{what} must be a JSON object, e.g. '{{\"radius\": 2}}'")
+    return data
+
+
+def _coerce(tool: Any, raw: str) -> Any:
+    """The --input string as the first input expects it (JSON for non-string parameters)."""
+    names = tool.required_parameters or tool.parameter_names
+    if not names:
+        raise BadInput(f"{tool.name} takes no arguments; drop --input")
+    schema = tool.spec.parameters.get("properties", {}).get(names[0], {})
+    types = {schema.get("type")} | {s.get("type") for s in schema.get("anyOf", [])}
+    if "string" in types and len(types - {None}) == 1:
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+@app.command("list")
+@_bad_input_exits_2
+def list_cmd(
+    domain: str | None = typer.Option(
+        None, "--domain", "--category", "-d", help="chemistry, biology, materials, fem or general."
+    ),
+    available: bool = typer.Option(False, "--available", help="Only tools whose packages import."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List the tools: name, category, inputs -> outputs, source, available."""
+    from scigate.tools._library import list_tools
+
+    tools = list_tools(domain, available_only=available)
+    rows = [
+        {
+            "name": t.name,
+            "category": t.spec.category,
+            "inputs": t.spec.inputs,
+            "outputs": t.spec.outputs,
+            "source": t.spec.source,
+            "network": t.spec.network,
+            "available": t.available(),
+            "functionality": t.spec.functionality,
+        }
+        for t in tools
+    ]
+    if as_json:
+        _echo_json(rows)
+        return
+    table = Table(title=f"{len(rows)} tools")
+    for col in ("name", "category", "inputs -> outputs", "source", "available"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            r["name"],
+            r["category"],
+            f"{', '.join(r['inputs'])} -> {', '.join(r['outputs'])}",
+            r["source"] + (" (web)" if r["network"] else ""),
+            "yes" if r["available"] else "no",
+        )
+    _console().print(table)
+
+
+@app.command("show")
+@_bad_input_exits_2
+def show_cmd(
+    name: str = typer.Argument(..., help="Tool name."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Full ontology, argument JSON schema and examples of one tool."""
+    from scigate.tools._library import get_tool
+
+    t = get_tool(name)
+    data = t.spec.model_dump(mode="json")
+    data["available"] = t.available()
+    if as_json:
+        _echo_json(data)
+        return
+    console = _console()
+    console.print(f"[bold]{t.name}[/bold]  ({t.spec.category}, {t.spec.source})")
+    console.print(t.spec.functionality)
+    for key in ("inputs", "outputs", "objects", "scenarios", "requires", "aliases"):
+        if data.get(key):
+            console.print(f"[bold]{key}:[/bold] {', '.join(data[key])}")
+    console.print(
+        f"[bold]safety check:[/bold] {t.spec.safety}   [bold]network:[/bold] {t.spec.network}"
+        f"   [bold]available:[/bold] {data['available']}"
+    )
+    console.print("[bold]parameters (JSON Schema):[/bold]")
+    console.print_json(json.dumps(t.spec.parameters))
+    for ex in t.spec.examples:
+        console.print(f"[bold]example:[/bold] {json.dumps(ex.input)} -> {json.dumps(ex.output)}")
+
+
+@app.command("run")
+@_bad_input_exits_2
+def run_cmd(
+    name: str = typer.Argument(..., help="Tool name."),
+    input_value: str | None = typer.Option(
+        None, "--input", "-i", help="Value of the tool's first required input."
+    ),
+    args: str | None = typer.Option(None, "--args", help="Other arguments as a JSON object."),
+    as_json: bool = typer.Option(False, "--json", help="Print the uniform JSON result."),
+) -> None:
+    """Run one tool; exit 0 when it returned ok, 1 when it returned ok: false."""
+    from scigate.tools._library import get_tool
+
+    t = get_tool(name)
+    arguments = _parse_json_object(args, "--args")
+    if input_value is not None:
+        first = (t.required_parameters or t.parameter_names or [None])[0]
+        if first is None:
+            raise BadInput(f"{t.name} takes no arguments; drop --input")
+        arguments = {first: _coerce(t, input_value), **arguments}
+    result = t.call(arguments)
+    if as_json:
+        _echo_json(result.as_dict())
+    elif result.ok:
+        typer.echo(result.display if result.display is not None else "")
+    else:
+        print(f"{result.error}", file=sys.stderr)
+    raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command("chain")
+@_bad_input_exits_2
+def chain_cmd(
+    tools: str = typer.Argument(..., help="Tool names separated by commas, e.g. A,B,C."),
+    input_value: str = typer.Option(..., "--input", "-i", help="Input of the first tool."),
+    args: str | None = typer.Option(None, "--args", help="Extra first-step arguments (JSON)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Run tools in sequence, each step's value feeding the next; shows every step."""
+    from scigate.tools._chain import parse_chain, run_chain
+    from scigate.tools._library import get_tool
+
+    names = parse_chain(tools)
+    first = get_tool(names[0])
+    outcome = run_chain(
+        names, _coerce(first, input_value), first_arguments=_parse_json_object(args, "--args")
+    )
+    if as_json:
+        _echo_json(outcome.as_dict())
+    else:
+        console = _console()
+        for i, step in enumerate(outcome.steps, start=1):
+            mark = "[green]ok[/green]" if step.result.ok else "[red]failed[/red]"
+            shown = step.result.display if step.result.ok else step.result.error
+            console.print(f"{i}. {step.tool} {mark}: {shown}", highlight=False, markup=True)
+        if not outcome.ok:
+            print(outcome.error, file=sys.stderr)
+    raise typer.Exit(0 if outcome.ok else 1)
+
+
+@app.command("search")
+@_bad_input_exits_2
+def search_cmd(
+    query: str = typer.Argument(..., help="What the tool should do."),
+    k: int = typer.Option(5, "-k", "--top", help="How many tools."),
+    expand: int = typer.Option(0, "--expand", help="Add tools within N I/O steps of the hits."),
+    embedder: str | None = typer.Option(
+        None, "--embedder", help="builtin, openai/MODEL, openai-compatible/MODEL?base_url=..."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Hybrid (BM25 + embedding) search over the tool descriptions."""
+    from scigate.tools._embeddings import make_embedder
+    from scigate.tools._library import load_library
+    from scigate.tools._retrieval import ToolIndex
+
+    tools = load_library()
+    index = ToolIndex(tools.values(), embedder=make_embedder(embedder))
+    hits = index.search(query, k=k, expand_hops=expand)
+    if as_json:
+        _echo_json([h.as_dict() for h in hits])
+        return
+    table = Table(title=f"tools for: {query}")
+    for col in ("#", "name", "score", "via", "functionality"):
+        table.add_column(col)
+    for i, h in enumerate(hits, start=1):
+        table.add_row(
+            str(i), h.name, f"{h.score:.4f}", h.via, tools[h.name].spec.functionality[:80]
+        )
+    _console().print(table)
+
+
+@app.command("graph")
+@_bad_input_exits_2
+def graph_cmd(
+    out: Path = typer.Option(..., "--out", "-o", help="Where to write the graph JSON."),
+) -> None:
+    """Write the tool graph (tools, I/O types, edges) as JSON."""
+    from scigate.tools._graph import library_graph
+
+    graph = library_graph()
+    try:
+        graph.save(out)
+    except OSError as exc:
+        raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
+    typer.echo(f"wrote {out}: {len(graph.tools)} tools, {len(graph.types)} types")
+
+
+@app.command("coverage")
+@_bad_input_exits_2
+def coverage_cmd(
+    catalogue: Path = typer.Option(..., "--catalogue", help="SciToolKG catalogue JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    missing: bool = typer.Option(False, "--missing", help="Also list uncovered catalogue tools."),
+) -> None:
+    """How many catalogue tools the library implements, by category and by source."""
+    from scigate.tools._coverage import coverage, read_catalogue
+    from scigate.tools._library import load_library
+
+    report = coverage(read_catalogue(catalogue), load_library())
+    if as_json:
+        _echo_json(report)
+        return
+    console = _console()
+    console.print(
+        f"catalogue tools: {report['catalogue_tools']}   implemented: {report['implemented']} "
+        f"({report['percent']}%; exact {report['exact']}, alias {report['alias']})   "
+        f"library tools: {report['library_tools']} "
+        f"({len(report['library_tools_not_in_catalogue'])} beyond the catalogue)"
+    )
+    for key in ("category", "source"):
+        table = Table(title=f"by {key}")
+        for col in (key, "total", "implemented", "exact", "alias", "%"):
+            table.add_column(col)
+        for row in report[f"by_{key}"]:
+            table.add_row(
+                row[key],
+                str(row["total"]),
+                str(row["implemented"]),
+                str(row["exact"]),
+                str(row["alias"]),
+                f"{row['percent']}",
+            )
+        console.print(table)
+    if missing:
+        names = [r["name"] for r in report["tools"] if not r["match"]]
+        console.print("[bold]not implemented:[/bold] " + ", ".join(names))
+
+
+@app.command("serve-mcp")
+@_bad_input_exits_2
+def serve_mcp_cmd(
+    transport: str = typer.Option("stdio", "--transport", help="stdio or http."),
+    host: str = typer.Option("127.0.0.1", "--host", help="HTTP host."),
+    port: int = typer.Option(8765, "--port", help="HTTP port."),
+    domain: str | None = typer.Option(None, "--domain", "--category", help="Only one category."),
+) -> None:
+    """Serve the tools over MCP (stdio, or streamable HTTP at http://HOST:PORT/mcp)."""
+    from scigate.tools._library import list_tools
+    from scigate.tools._mcp import serve
+
+    if transport not in ("stdio", "http"):
+        raise BadInput(f"unknown transport {transport!r}; expected stdio or http")
+    tools = {t.name: t for t in list_tools(domain)}
+    serve(transport, host=host, port=port, tools=tools)  # type: ignore[arg-type]

@@ -1,0 +1,88 @@
+"""How much of the SciToolKG catalogue the library implements.
+
+A catalogue tool is covered when a library tool has the same name or declares it in
+`aliases` (an equivalent tool under another name). Counts are reported by catalogue
+category and by catalogue source.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scigate.errors import BadInput
+from scigate.tools._tool import Tool
+
+
+def read_catalogue(path: str | Path) -> list[dict[str, Any]]:
+    """The tool records of a SciToolKG catalogue JSON file ({"tools": [...]} or a list)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise BadInput(f"cannot read catalogue {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise BadInput(f"catalogue {path} is not JSON: {exc}") from None
+    records = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and "name" in r for r in records
+    ):
+        raise BadInput(f"catalogue {path} has no list of tool records with names")
+    return records
+
+
+def coverage(catalogue: list[dict[str, Any]], tools: dict[str, Tool]) -> dict[str, Any]:
+    """Coverage of `catalogue` by `tools`: totals, per category and per source, with names."""
+    by_name = {t.name: t.name for t in tools.values()}
+    for t in tools.values():
+        for alias in t.spec.aliases:
+            by_name.setdefault(alias, t.name)
+    rows: list[dict[str, Any]] = []
+    for rec in catalogue:
+        name = rec["name"]
+        implemented_by = by_name.get(name)
+        rows.append(
+            {
+                "name": name,
+                "category": rec.get("category", "?"),
+                "source": rec.get("source", "?"),
+                "implemented_by": implemented_by,
+                "match": None
+                if implemented_by is None
+                else ("exact" if implemented_by == name else "alias"),
+            }
+        )
+
+    def group(key: str) -> list[dict[str, Any]]:
+        table: dict[str, dict[str, int]] = {}
+        for row in rows:
+            entry = table.setdefault(
+                row[key], {"total": 0, "implemented": 0, "exact": 0, "alias": 0}
+            )
+            entry["total"] += 1
+            if row["match"]:
+                entry["implemented"] += 1
+                entry[row["match"]] += 1
+        return [
+            {key: k, **v, "percent": round(100 * v["implemented"] / v["total"], 1)}
+            for k, v in sorted(table.items(), key=lambda kv: (-kv[1]["total"], kv[0]))
+        ]
+
+    implemented = sum(1 for r in rows if r["match"])
+    catalogue_names = {r["name"] for r in rows}
+    return {
+        "catalogue_tools": len(rows),
+        "implemented": implemented,
+        "exact": sum(1 for r in rows if r["match"] == "exact"),
+        "alias": sum(1 for r in rows if r["match"] == "alias"),
+        "percent": round(100 * implemented / len(rows), 1) if rows else 0.0,
+        "library_tools": len(tools),
+        "library_tools_not_in_catalogue": sorted(
+            t.name
+            for t in tools.values()
+            if t.name not in catalogue_names and not set(t.spec.aliases) & catalogue_names
+        ),
+        "by_category": group("category"),
+        "by_source": group("source"),
+        "tools": rows,
+    }

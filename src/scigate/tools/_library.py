@@ -1,0 +1,70 @@
+"""Loading the tool library and looking tools up by name."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+
+from scigate.errors import BadInput
+from scigate.tools._tool import REGISTRY, Tool
+
+_LOADED: set[str] = set()
+
+
+def load_library() -> dict[str, Tool]:
+    """Import every module of `scigate.tools.library` and return the tool registry."""
+    from scigate.tools import library
+
+    for info in pkgutil.iter_modules(library.__path__):
+        module = f"{library.__name__}.{info.name}"
+        if module not in _LOADED:
+            importlib.import_module(module)
+            _LOADED.add(module)
+    return REGISTRY
+
+
+def _by_alias(name: str) -> Tool | None:
+    key = name.lower()
+    for t in REGISTRY.values():
+        if t.name.lower() == key or any(a.lower() == key for a in t.spec.aliases):
+            return t
+    return None
+
+
+def get_tool(name: str) -> Tool:
+    """The tool called `name` (or declaring it as an alias); `BadInput` with a suggestion if none."""
+    tools = load_library()
+    if name in tools:
+        return tools[name]
+    found = _by_alias(name)
+    if found is not None:
+        return found
+    suggestions = difflib.get_close_matches(name, list(tools), n=3, cutoff=0.6)
+    if not suggestions:
+        lower = {n.lower(): n for n in tools}
+        suggestions = [lower[m] for m in difflib.get_close_matches(name.lower(), lower, n=3)]
+    hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+    raise BadInput(f"unknown tool {name!r}{hint} (see 'scigate tools list')")
+
+
+def list_tools(category: str | None = None, available_only: bool = False) -> list[Tool]:
+    """Tools sorted by category then name, optionally of one category or only runnable ones."""
+    tools = list(load_library().values())
+    if category is not None:
+        cat = category.lower()
+        known = {t.spec.category for t in tools} | {
+            "chemistry",
+            "biology",
+            "materials",
+            "fem",
+            "general",
+        }
+        if cat not in known:
+            raise BadInput(
+                f"unknown category {category!r}; expected one of {', '.join(sorted(known))}"
+            )
+        tools = [t for t in tools if t.spec.category == cat]
+    if available_only:
+        tools = [t for t in tools if t.available()]
+    return sorted(tools, key=lambda t: (t.spec.category, t.name))
