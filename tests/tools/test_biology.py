@@ -280,7 +280,9 @@ def test_random_outputs_are_valid():
 def test_pdb_tools_on_fixture():
     path = str(DATA / "glycine_backbone.pdb")
     text = (DATA / "glycine_backbone.pdb").read_text()
-    assert run("AnalyzeAtomCount", pdb=path) == 4
+    assert run("AnalyzeAtomCount", pdb=text) == 4
+    # tools never read paths (over MCP that would expose the server's files)
+    assert "file name" in REGISTRY["AnalyzeAtomCount"].call({"pdb": path}).error
     assert run("CalculateMolecularWeight", pdb=text) == pytest.approx(
         14.007 + 2 * 12.011 + 15.999, abs=0.01
     )
@@ -327,7 +329,7 @@ def test_invalid_dna_message_names_character_and_position():
         ("SequenceSimilarityCalculator", {"alignment": ">a\nMK\n>b\nMKV\n"}, "equal length"),
         ("SequenceSimilarityCalculator", {"alignment": "MKV"}, "FASTA"),
         ("AnalyzeAtomCount", {"pdb": "hello world"}, "no ATOM/HETATM"),
-        ("AnalyzeAtomCount", {"pdb": "/nonexistent/x.pdb"}, "not found"),
+        ("AnalyzeAtomCount", {"pdb": "/nonexistent/x.pdb"}, "file name"),
         ("PositionalScanningLibraryDesign", {"protein": "MK", "position": 3}, "at most 2"),
         ("RandomDNAGeneration", {"length": 0}, "positive"),
         ("RandomDNAGeneration", {"length": "ten"}, "length"),

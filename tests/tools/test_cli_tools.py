@@ -118,3 +118,22 @@ def test_search_graph_and_coverage(tmp_path: Path) -> None:
 def test_serve_mcp_rejects_unknown_transport() -> None:
     result = runner.invoke(app, ["serve-mcp", "--transport", "carrier-pigeon"])
     assert result.exit_code == 2 and "unknown transport" in result.stderr
+
+
+def test_input_at_file_reads_the_content(tmp_path):
+    """`--input @FILE` reads a file for tools that take content (CIF, PDB, sequences)."""
+    from typer.testing import CliRunner
+
+    from scigate.cli._tools import app
+
+    seq = tmp_path / "seq.txt"
+    seq.write_text("ATGGCC")
+    result = CliRunner().invoke(
+        app, ["run", "GetReverseComplement", "--input", f"@{seq}", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "GGCCAT" in result.output
+    result = CliRunner().invoke(
+        app, ["run", "GetReverseComplement", "--input", f"@{tmp_path / 'nope'}"]
+    )
+    assert result.exit_code == 2

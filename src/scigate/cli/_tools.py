@@ -57,8 +57,21 @@ def _parse_json_object(text: str | None, what: str) -> dict[str, Any]:
     return data
 
 
+def _read_at_file(raw: str) -> str:
+    """`@FILE` stands for the file's content (tools take content, never paths)."""
+    if not raw.startswith("@") or raw == "@":
+        return raw
+    path = Path(raw[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise BadInput(f"cannot read --input file {path}: {exc.strerror or exc}") from exc
+
+
 def _coerce(tool: Any, raw: str) -> Any:
-    """The --input string as the first input expects it (JSON for non-string parameters)."""
+    """The --input string as the first input expects it (JSON for non-string parameters);
+    `@FILE` reads the value from a file."""
+    raw = _read_at_file(raw)
     names = tool.required_parameters or tool.parameter_names
     if not names:
         raise BadInput(f"{tool.name} takes no arguments; drop --input")
@@ -151,7 +164,10 @@ def show_cmd(
 def run_cmd(
     name: str = typer.Argument(..., help="Tool name."),
     input_value: str | None = typer.Option(
-        None, "--input", "-i", help="Value of the tool's first required input."
+        None,
+        "--input",
+        "-i",
+        help="Value of the tool's first required input; @FILE reads it from a file.",
     ),
     args: str | None = typer.Option(None, "--args", help="Other arguments as a JSON object."),
     as_json: bool = typer.Option(False, "--json", help="Print the uniform JSON result."),

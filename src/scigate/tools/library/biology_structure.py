@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import math
-from pathlib import Path
 from typing import Any
 
 from scigate.tools._tool import ToolExample, ToolInputError, tool
@@ -34,15 +33,15 @@ CRYST1_P1 = "CRYST1    1.000    1.000    1.000  90.00  90.00  90.00 P 1         
 
 
 def pdb_text(pdb: str) -> str:
-    """The PDB text itself, or the contents of an existing ``.pdb``/``.ent`` file path."""
+    """The PDB text itself (tools take content, never paths; the CLI reads `--input @FILE`)."""
     if not isinstance(pdb, str) or not pdb.strip():
         raise ToolInputError("invalid PDB file: the input is empty")
     stripped = pdb.strip()
     if "\n" not in stripped and stripped.lower().endswith((".pdb", ".ent")):
-        path = Path(stripped)
-        if not path.is_file():
-            raise ToolInputError(f"PDB file not found: {stripped}")
-        return path.read_text(errors="replace")
+        raise ToolInputError(
+            f"expected PDB text, got what looks like a file name ({stripped}); "
+            "pass the file's content (on the command line: --input @FILE)"
+        )
     return pdb
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from pathlib import Path
 from typing import Any
 
 from scigate.tools._tool import ToolExample, ToolInputError, tool
@@ -89,7 +88,11 @@ def _bragg(d: float) -> float:
 
 
 def load_structure(cif: str) -> Any:
-    """A pymatgen Structure from CIF text (or the path of an existing .cif file)."""
+    """A pymatgen Structure from CIF text.
+
+    Tools take content, never paths: served over MCP, a path argument would let a remote
+    client read the server's files. The CLI reads files for users (`--input @FILE`).
+    """
     from pymatgen.core import Structure
 
     if not isinstance(cif, str) or not cif.strip():
@@ -97,10 +100,10 @@ def load_structure(cif: str) -> Any:
     text = cif
     stripped = cif.strip()
     if "\n" not in stripped and stripped.lower().endswith(".cif"):
-        path = Path(stripped)
-        if not path.is_file():
-            raise ToolInputError(f"CIF file not found: {stripped}")
-        text = path.read_text(errors="replace")
+        raise ToolInputError(
+            f"expected CIF text, got what looks like a file name ({stripped}); "
+            "pass the file's content (on the command line: --input @FILE)"
+        )
     if len(text) > MAX_CIF_CHARS:
         raise ToolInputError("could not parse CIF: the text is larger than 2 MB")
     try:

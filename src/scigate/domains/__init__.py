@@ -1,0 +1,37 @@
+"""Domain packs: per-domain environment checks, guides, seed items and template generators."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scigate.errors import BadInput
+
+from ._base import Domain, TemplateGenerator, candidate_dirs
+
+
+def _fenicsx() -> Domain:
+    from .fenicsx import FenicsxDomain
+
+    return FenicsxDomain()
+
+
+_REGISTRY: dict[str, Callable[[], Domain]] = {"fenicsx": _fenicsx}
+
+
+def domain_names() -> list[str]:
+    """Names of the registered domains."""
+    return sorted(_REGISTRY)
+
+
+def get_domain(name: str) -> Domain:
+    """The domain called ``name``; BadInput listing the known ones otherwise."""
+    try:
+        factory = _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise BadInput(
+            f"unknown domain {name!r}; known domains: {', '.join(domain_names())}"
+        ) from None
+    return factory()
+
+
+__all__ = ["Domain", "TemplateGenerator", "candidate_dirs", "domain_names", "get_domain"]

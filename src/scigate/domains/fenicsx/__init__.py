@@ -1,0 +1,5 @@
+"""The FEniCSx domain pack (DOLFINx, UFL, Basix, FFCx with PETSc)."""
+
+from ._domain import FenicsxDomain
+
+__all__ = ["FenicsxDomain"]

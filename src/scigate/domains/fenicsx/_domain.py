@@ -1,0 +1,102 @@
+"""FEniCSx domain: environment probe, guide, seeds, worked examples, template generator."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from .._base import Domain, candidate_dirs
+
+HERE = Path(__file__).parent
+
+# Runs in the domain interpreter: which packages import, their versions, and a tiny solve.
+_PROBE = r"""
+import importlib, json, sys, time
+report = {"python": sys.version.split()[0], "packages": {}}
+for name in ("dolfinx_solver", "dolfinx", "basix", "ufl", "ffcx", "petsc4py", "mpi4py", "numpy"):
+    try:
+        module = importlib.import_module(name)
+        version = getattr(module, "__version__", None)
+        if name == "petsc4py":
+            from petsc4py import PETSc
+            version = "%s (PETSc %s, scalar %s)" % (version, ".".join(map(str, PETSc.Sys.getVersion())), PETSc.ScalarType.__name__)
+        report["packages"][name] = {"ok": True, "version": version}
+    except Exception as exc:
+        report["packages"][name] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
+try:
+    start = time.perf_counter()
+    import dolfinx_solver  # noqa: F401
+    import ufl
+    from dolfinx import fem, mesh
+    from dolfinx.fem.petsc import LinearProblem
+    from mpi4py import MPI
+    msh = mesh.create_unit_square(MPI.COMM_WORLD, 4, 4)
+    V = fem.functionspace(msh, ("Lagrange", 1))
+    u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
+    facets = mesh.locate_entities_boundary(msh, 1, lambda x: x[0] < 2)
+    bc = fem.dirichletbc(0.0, fem.locate_dofs_topological(V, 1, facets), V)
+    uh = LinearProblem(ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx, v * ufl.dx, bcs=[bc],
+                       petsc_options_prefix="scigate_probe_",
+                       petsc_options={"ksp_type": "preonly", "pc_type": "lu"}).solve()
+    value = fem.assemble_scalar(fem.form(uh * ufl.dx))
+    report["solve"] = {"ok": bool(0.01 < value < 0.05), "value": value,
+                       "seconds": round(time.perf_counter() - start, 3)}
+except Exception as exc:
+    report["solve"] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
+print(json.dumps(report))
+"""
+
+
+class FenicsxDomain(Domain):
+    """DOLFINx 0.11 with PETSc real scalars (wheel ``dolfinx-solver-real``)."""
+
+    name = "fenicsx"
+    solution_timeout = 300.0
+    workspace_note = (
+        "The workspace has Python with DOLFINx 0.11 (PETSc real scalars, MPI via mpi4py), "
+        "UFL, Basix, FFCx and numpy. Import `dolfinx_solver` before `dolfinx`. Forms are "
+        "JIT-compiled by FFCx on first use (cached in ~/.cache/fenics). gmsh is not installed; "
+        "build meshes with dolfinx.mesh (create_unit_square, create_rectangle, create_submesh)."
+    )
+
+    def check_environment(self) -> dict[str, Any]:
+        """Probe the domain interpreter in a subprocess (dolfinx never loads in the caller)."""
+        try:
+            proc = subprocess.run(
+                [self.python, "-c", _PROBE], capture_output=True, text=True, timeout=300
+            )
+        except subprocess.TimeoutExpired:
+            return {"ok": False, "python": self.python, "error": "environment probe timed out"}
+        lines = proc.stdout.strip().splitlines()
+        try:
+            report = json.loads(lines[-1])
+        except (IndexError, json.JSONDecodeError):
+            return {
+                "ok": False,
+                "python": self.python,
+                "error": f"probe exited {proc.returncode}: {proc.stderr.strip()[-300:]}",
+            }
+        report["interpreter"] = self.python
+        needed = ("dolfinx_solver", "dolfinx", "basix", "ufl", "ffcx", "petsc4py", "mpi4py")
+        report["ok"] = all(report["packages"][n]["ok"] for n in needed) and report["solve"]["ok"]
+        return report
+
+    def guide(self) -> str:
+        """The FEniCSx domain guide (markdown)."""
+        return (HERE / "guide.md").read_text()
+
+    def seed_dirs(self) -> list[Path]:
+        """The five expert seed items (nonlinear Poisson on a punctured square)."""
+        return candidate_dirs(HERE / "seeds")
+
+    def example_dirs(self) -> list[Path]:
+        """Worked examples: item 0023 from the ToolGate paper."""
+        return candidate_dirs(HERE / "examples")
+
+    def template_generator(self, seed: int = 0):  # -> templates.TemplateGenerator
+        """Template generator over all FEniCSx families."""
+        from .templates import TemplateGenerator
+
+        return TemplateGenerator(seed=seed, python=self.python, timeout=self.solution_timeout)

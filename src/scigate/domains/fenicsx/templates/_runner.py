@@ -1,0 +1,88 @@
+"""Client side of the persistent script worker (one warm interpreter, many scripts)."""
+
+from __future__ import annotations
+
+import json
+import math
+import select
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from scigate.errors import ScigateError
+
+WORKER = Path(__file__).with_name("_worker.py")
+
+
+@dataclass
+class ScriptResult:
+    """Outcome of one script: full-precision ``result`` and the line it printed, or an error."""
+
+    ok: bool
+    value: float = math.nan
+    printed: str = ""
+    error: str = ""
+
+
+class ScriptWorker:
+    """A warm Python process that executes rendered solution scripts on request.
+
+    dolfinx is imported once; forms compiled by FFCx stay loaded, so each further script
+    costs only its own mesh, assembly and solve. A script that hangs longer than
+    ``timeout`` seconds kills the worker; the next call starts a fresh one.
+    """
+
+    def __init__(self, python: str = sys.executable, timeout: float = 300.0):
+        self.python = python
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="scigate-worker-")
+            self._proc = subprocess.Popen(
+                [self.python, str(WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                cwd=self._tmp.name,
+            )
+        return self._proc
+
+    def run(self, source: str) -> ScriptResult:
+        """Execute ``source`` in the worker and return its result."""
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write((json.dumps({"source": source}) + "\n").encode())
+            proc.stdin.flush()
+        except BrokenPipeError:
+            self.close()
+            raise ScigateError("template worker died before accepting a script") from None
+        ready, _, _ = select.select([proc.stdout], [], [], self.timeout)
+        line = proc.stdout.readline() if ready else b""
+        if not line:
+            self.close()
+            why = "timed out" if not ready else "exited"
+            raise ScigateError(f"template worker {why} while running a script")
+        reply = json.loads(line)
+        if not reply["ok"]:
+            return ScriptResult(ok=False, error=reply["error"])
+        return ScriptResult(ok=True, value=reply["result"], printed=reply["printed"])
+
+    def close(self) -> None:
+        """Stop the worker process (idempotent)."""
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                if stream is not None:
+                    stream.close()
+            self._proc = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
