@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
+
+try:  # typer >= 0.20 vendors click as typer._click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import exceptions as click_exceptions
 
 from scigate import __version__
 from scigate.cli._app import app
@@ -18,10 +22,10 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app; bad input becomes one line on stderr and exit status 2."""
     try:
         code = app(args=argv, prog_name="scigate", standalone_mode=False)
-    except click.exceptions.ClickException as exc:  # usage errors: click prints and uses 2
+    except click_exceptions.ClickException as exc:  # usage errors: click prints and uses 2
         exc.show()
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("scigate: aborted", file=sys.stderr)
         sys.exit(130)
     except BadInput as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -47,8 +48,10 @@ class Domain(ABC):
         """Worked-example candidate directories (regression items)."""
 
     @abstractmethod
-    def template_generator(self, seed: int = 0) -> TemplateGenerator:
-        """A template generator for this domain."""
+    def template_generator(
+        self, seed: int = 0, families: Sequence[str] | None = None
+    ) -> TemplateGenerator:
+        """A template generator for this domain (over `families`, default all)."""
 
 
 def candidate_dirs(root: Path) -> list[Path]:

@@ -6,9 +6,12 @@
 - value-rank distribution of the proposed answers and the middle-value heuristic's
   expected success rate;
 - exact duplicates, token-Jaccard clusters (>= 0.7) and the largest cluster's share;
-- family concentration;
+- family concentration (over all candidates and over the surviving pool);
 - agreement between screens (2x2 tables);
 - time and tokens per gate (agent-hours, as the paper's Table 2).
+
+Every function reads the database in a few whole-table queries (never one query per
+candidate), so a 10,000-candidate database is audited in seconds.
 """
 
 from __future__ import annotations
@@ -20,10 +23,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from scigate.gate._candidate import LETTERS
-from scigate.gate._similarity import clusters, similar_pairs, tokens
+from scigate.gate._similarity import similar_clusters, tokens
 from scigate.gate._values import value_rank
+from scigate.store._records import CandidateRecord
 
 JACCARD_THRESHOLD = 0.7
+
+#: candidate id -> (gate, screen) -> the latest gate result row (detail decoded).
+Latest = dict[str, dict[tuple[str, str], dict[str, Any]]]
 
 
 class ScreenAudit(BaseModel):
@@ -32,10 +39,12 @@ class ScreenAudit(BaseModel):
     screen: str
     candidates: int
     solved: int
+    errors: int = 0
     calls: int
     correct_calls: int
     accuracy: float | None
     shuffled: bool
+    distinct_orders: int = 0
     early_stops: int
     letter_choices: dict[str, int]
     accuracy_by_correct_position: dict[str, float | None]
@@ -63,18 +72,31 @@ class Audit(BaseModel):
     largest_cluster_ids: list[str] = Field(default_factory=list)
     families: dict[str, int]
     top_family_share: float | None
+    pool_size: int = 0
+    pool_families: dict[str, int] = Field(default_factory=dict)
+    pool_top_family_share: float | None = None
+    pool_largest_cluster_size: int = 0
+    pool_largest_cluster_share: float | None = None
     agreement: list[dict[str, Any]]
     cost: list[dict[str, Any]]
     funnel: dict[str, Any]
 
 
-def audit(store: Any) -> Audit:
-    """Compute every audit over the whole database (latest result per gate and screen)."""
-    cands = {c.id: c for c in store.candidates()}
-    latest = latest_results(store)
-    verified_ids = [
-        cid for cid in cands if latest.get(cid, {}).get(("verify", ""), {}).get("outcome") == "pass"
-    ]
+def audit(
+    store: Any,
+    *,
+    candidates: list[CandidateRecord] | None = None,
+    latest: Latest | None = None,
+) -> Audit:
+    """Compute every audit over the whole database (latest result per gate and screen).
+
+    `candidates` and `latest` may be passed in when the caller has already loaded them.
+    """
+    cand_list = candidates if candidates is not None else store.candidates()
+    cands = {c.id: c for c in cand_list}
+    latest = latest if latest is not None else latest_results(store)
+    ids = sorted(cands, key=lambda i: (cands[i].created_at, i))
+    verified_ids = [cid for cid in ids if _outcome(latest, cid, "verify", "") == "pass"]
     verified = [cands[c] for c in verified_ids]
 
     letters = Counter(c.answer for c in verified)
@@ -84,20 +106,21 @@ def audit(store: Any) -> Audit:
     middle_share = middle / ranked if ranked else None
 
     screen_names = screens_in_order(store)
-    screen_audits = [_screen_audit(s, latest) for s in screen_names]
+    screen_audits = [_screen_audit(s, latest, cands) for s in screen_names]
 
     dup_groups: dict[str, list[str]] = defaultdict(list)
-    for c in sorted(cands.values(), key=lambda c: (c.created_at, c.id)):
-        root = c.duplicate_of or c.id
-        dup_groups[root].append(c.id)
+    for cid in ids:
+        dup_groups[cands[cid].question_key].append(cid)
     exact = [g for g in dup_groups.values() if len(g) > 1]
 
-    ids = sorted(cands, key=lambda i: (cands[i].created_at, i))
-    sets = [tokens(cands[i].question) for i in ids]
-    groups = clusters(len(ids), similar_pairs(sets, JACCARD_THRESHOLD)) if ids else []
+    groups = _jaccard_groups([cands[i].question for i in ids])
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
+    funnel = db_funnel(store, latest, screen_names, cands)
+    pool = [cands[c] for c in funnel.pop("pool_ids")]
+    pool_families = Counter((c.family or "(none)") for c in pool)
+    pool_groups = _jaccard_groups([c.question for c in pool])
     return Audit(
         candidates=len(cands),
         verified=len(verified),
@@ -112,22 +135,44 @@ def audit(store: Any) -> Audit:
         duplicate_candidates=sum(len(g) - 1 for g in exact),
         jaccard_clusters=sum(1 for g in groups if len(g) > 1),
         largest_cluster_size=len(largest),
-        largest_cluster_share=_round(len(largest) / len(ids)) if ids else None,
+        largest_cluster_share=_share(len(largest), len(ids)),
         largest_cluster_ids=[ids[i] for i in largest][:50],
         families=dict(families.most_common()),
-        top_family_share=_round(families.most_common(1)[0][1] / len(cands)) if cands else None,
+        top_family_share=_share(families.most_common(1)[0][1], len(cands)) if cands else None,
+        pool_size=len(pool),
+        pool_families=dict(pool_families.most_common()),
+        pool_top_family_share=_share(pool_families.most_common(1)[0][1], len(pool))
+        if pool
+        else None,
+        pool_largest_cluster_size=len(pool_groups[0]) if pool_groups else 0,
+        pool_largest_cluster_share=_share(len(pool_groups[0]), len(pool)) if pool_groups else None,
         agreement=_agreement(screen_names, latest, verified_ids),
         cost=cost_by_gate(store),
-        funnel=db_funnel(store, latest, screen_names, cands),
+        funnel=funnel,
     )
 
 
-def latest_results(store: Any) -> dict[str, dict[tuple[str, str], dict[str, Any]]]:
-    """candidate id -> (gate, screen) -> the most recent gate result."""
-    out: dict[str, dict[tuple[str, str], dict[str, Any]]] = defaultdict(dict)
-    for g in sorted(store.gate_results(), key=lambda g: (g.get("created_at") or 0, g["id"])):
+def _jaccard_groups(questions: list[str]) -> list[list[int]]:
+    if not questions:
+        return []
+    return similar_clusters([tokens(q) for q in questions], JACCARD_THRESHOLD)
+
+
+def latest_results(store: Any) -> Latest:
+    """candidate id -> (gate, screen) -> the most recent gate result (one query)."""
+    out: Latest = defaultdict(dict)
+    rows = store.query(
+        "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
+        " created_at FROM gate_results ORDER BY created_at, id"
+    )
+    for g in rows:
         out[g["candidate_id"]][(g["gate"], g["screen"])] = g
     return out
+
+
+def _outcome(latest: Latest, cid: str, gate: str, screen: str) -> str | None:
+    g = latest.get(cid, {}).get((gate, screen))
+    return None if g is None else g["outcome"]
 
 
 def screens_in_order(store: Any) -> list[str]:
@@ -138,34 +183,38 @@ def screens_in_order(store: Any) -> list[str]:
             if s not in order:
                 order.append(s)
     for row in store.query(
-        "SELECT DISTINCT screen FROM gate_results WHERE gate = 'screen' ORDER BY id"
+        "SELECT screen FROM gate_results WHERE gate = 'screen' GROUP BY screen ORDER BY MIN(id)"
     ):
         if row["screen"] not in order:
             order.append(row["screen"])
     return order
 
 
-def _screen_audit(screen: str, latest: dict) -> ScreenAudit:
+def _screen_audit(screen: str, latest: Latest, cands: dict[str, CandidateRecord]) -> ScreenAudit:
     choices: Counter[str] = Counter()
     pos_calls: Counter[str] = Counter()
     pos_correct: Counter[str] = Counter()
-    n = solved = calls = correct = early = unreadable = 0
+    n = solved = errors = calls = correct = early = unreadable = 0
     orders: set[tuple[str, ...]] = set()
-    for per in latest.values():
+    declared_shuffled: set[bool] = set()
+    for cid, per in latest.items():
         g = per.get(("screen", screen))
         if g is None:
             continue
         n += 1
         detail = g.get("detail") or {}
-        solved += bool(detail.get("solved"))
+        solved += g["outcome"] == "fail"
+        errors += g["outcome"] == "error"
         early += bool(detail.get("early_stop"))
-        answer = _proposed_letter(detail, per)
-        for call in detail.get("calls", []):
+        if isinstance(detail.get("shuffled"), bool):
+            declared_shuffled.add(detail["shuffled"])
+        answer = _proposed_letter(cands.get(cid), detail, per)
+        for call in detail.get("calls", []) or []:
             calls += 1
             correct += bool(call.get("correct"))
             order = call.get("order") or list(LETTERS)
             orders.add(tuple(order))
-            if call.get("chosen_letter"):
+            if call.get("chosen_letter") in LETTERS:
                 choices[call["chosen_letter"]] += 1
             else:
                 unreadable += 1
@@ -173,52 +222,63 @@ def _screen_audit(screen: str, latest: dict) -> ScreenAudit:
                 shown = LETTERS[order.index(answer)]
                 pos_calls[shown] += 1
                 pos_correct[shown] += bool(call.get("correct"))
+    # More than one distinct order proves shuffling; with a single call seen, trust the record.
+    shuffled = len(orders) > 1 or (calls <= 1 and declared_shuffled == {True})
     return ScreenAudit(
         screen=screen,
         candidates=n,
         solved=solved,
+        errors=errors,
         calls=calls,
         correct_calls=correct,
-        accuracy=_round(correct / calls) if calls else None,
-        shuffled=len(orders) > 1,
+        accuracy=_share(correct, calls),
+        shuffled=shuffled,
+        distinct_orders=len(orders),
         early_stops=early,
         letter_choices={k: choices.get(k, 0) for k in LETTERS},
-        accuracy_by_correct_position={
-            k: _round(pos_correct[k] / pos_calls[k]) if pos_calls[k] else None for k in LETTERS
-        },
+        accuracy_by_correct_position={k: _share(pos_correct[k], pos_calls[k]) for k in LETTERS},
         calls_by_correct_position={k: pos_calls.get(k, 0) for k in LETTERS},
         unreadable_replies=unreadable,
     )
 
 
-def _proposed_letter(detail: dict, per: dict) -> str | None:
+def _proposed_letter(cand: CandidateRecord | None, detail: dict, per: dict) -> str | None:
+    if cand is not None and cand.answer in LETTERS:
+        return cand.answer
     verify = per.get(("verify", ""))
     if verify and (verify.get("detail") or {}).get("proposed"):
         return verify["detail"]["proposed"]
     return detail.get("proposed")
 
 
-def _agreement(screens: list[str], latest: dict, verified_ids: list[str]) -> list[dict[str, Any]]:
+def _agreement(screens: list[str], latest: Latest, verified_ids: list[str]) -> list[dict[str, Any]]:
+    """2x2 tables of which verified candidates two screens solved (errors left out)."""
     rows = []
     for a, b in combinations(screens, 2):
         table = {"both_solved": 0, "only_a": 0, "only_b": 0, "neither": 0}
         for cid in verified_ids:
-            ga, gb = latest.get(cid, {}).get(("screen", a)), latest.get(cid, {}).get(("screen", b))
-            if ga is None or gb is None:
+            oa, ob = _outcome(latest, cid, "screen", a), _outcome(latest, cid, "screen", b)
+            if oa not in ("pass", "fail") or ob not in ("pass", "fail"):
                 continue
-            sa, sb = ga["outcome"] == "fail", gb["outcome"] == "fail"
+            sa, sb = oa == "fail", ob == "fail"
             key = "both_solved" if sa and sb else "only_a" if sa else "only_b" if sb else "neither"
             table[key] += 1
         n = sum(table.values())
         agree = table["both_solved"] + table["neither"]
-        rows.append(
-            {"a": a, "b": b, "n": n, **table, "agreement_rate": _round(agree / n) if n else None}
-        )
+        rows.append({"a": a, "b": b, "n": n, **table, "agreement_rate": _share(agree, n)})
     return rows
 
 
+_ROLE_OF_GATE = {"screen": "screen", "solve": "solver"}
+
+
 def cost_by_gate(store: Any) -> list[dict[str, Any]]:
-    """Seconds (and agent-hours), calls, tokens and cost per gate and per model role."""
+    """Seconds (and agent-hours), calls, tokens and cost per gate and per model role.
+
+    Generation time is the attempts' wall time; a gate's time is the sum of its results'
+    seconds. Model calls are matched to a gate by role and spec; calls that match no gate
+    (other roles, other specs) get rows of their own so no token is left out.
+    """
     rows = store.query(
         "SELECT gate, screen, COUNT(*) AS n, SUM(seconds) AS seconds FROM gate_results "
         "GROUP BY gate, screen ORDER BY MIN(id)"
@@ -226,30 +286,39 @@ def cost_by_gate(store: Any) -> list[dict[str, Any]]:
     calls = {
         (r["role"], r["spec"]): r
         for r in store.query(
-            "SELECT role, spec, COUNT(*) AS calls, SUM(input_tokens) AS input_tokens, "
-            "SUM(output_tokens) AS output_tokens, SUM(cost) AS cost, "
-            "SUM(CASE WHEN cost IS NULL THEN 1 ELSE 0 END) AS unpriced FROM model_calls GROUP BY role, spec"
+            "SELECT role, spec, COUNT(*) AS calls, SUM(input_tokens) AS input_tokens,"
+            " SUM(output_tokens) AS output_tokens, SUM(cost) AS cost,"
+            " SUM(CASE WHEN cost IS NULL THEN 1 ELSE 0 END) AS unpriced,"
+            " SUM(latency) AS latency FROM model_calls GROUP BY role, spec ORDER BY MIN(id)"
         )
     }
+    used: set[tuple[str, str]] = set()
     out = []
     gen = store.query(
         "SELECT COUNT(*) AS n, SUM(seconds) AS seconds FROM attempts WHERE status != 'error'"
     )[0]
-    gen_calls = [v for (role, _), v in calls.items() if role == "generator"]
-    out.append(_cost_row("generate", "", gen["n"] or 0, gen["seconds"] or 0.0, gen_calls))
-    role_of = {"screen": "screen", "solve": "solver"}
+    gen_keys = [k for k in calls if k[0] == "generator"]
+    used.update(gen_keys)
+    out.append(
+        _cost_row(
+            "generate", "", gen["n"] or 0, gen["seconds"] or 0.0, [calls[k] for k in gen_keys]
+        )
+    )
     for r in rows:
-        spec = r["screen"]
-        matched = [
-            v for (role, s), v in calls.items() if role == role_of.get(r["gate"]) and s == spec
-        ]
-        out.append(_cost_row(r["gate"], spec, r["n"], r["seconds"] or 0.0, matched))
+        key = (_ROLE_OF_GATE.get(r["gate"], r["gate"]), r["screen"])
+        matched = [calls[key]] if key in calls else []
+        used.update(k for k in [key] if k in calls)
+        out.append(_cost_row(r["gate"], r["screen"], r["n"], r["seconds"] or 0.0, matched))
+    for key, c in calls.items():
+        if key not in used:
+            role = key[0] or "other"
+            out.append(_cost_row(f"calls: {role}", key[1], 0, c["latency"] or 0.0, [c]))
     return out
 
 
 def _cost_row(gate: str, spec: str, n: int, seconds: float, calls: list[dict]) -> dict[str, Any]:
     unpriced = sum(c["unpriced"] or 0 for c in calls)
-    priced = [c["cost"] for c in calls if c["cost"] is not None]
+    priced = sum(c["cost"] or 0.0 for c in calls)
     return {
         "gate": gate,
         "spec": spec,
@@ -259,22 +328,28 @@ def _cost_row(gate: str, spec: str, n: int, seconds: float, calls: list[dict]) -
         "model_calls": sum(c["calls"] for c in calls),
         "input_tokens": sum(c["input_tokens"] or 0 for c in calls),
         "output_tokens": sum(c["output_tokens"] or 0 for c in calls),
-        "cost_usd": None if unpriced or not calls else round(sum(priced), 4),
+        # unknown when any call's price is unknown (never counted as zero)
+        "cost_usd": None if unpriced else round(priced, 6),
+        "priced_cost_usd": round(priced, 6),
+        "unpriced_calls": unpriced,
     }
 
 
-def db_funnel(store: Any, latest: dict, screens: list[str], cands: dict) -> dict[str, Any]:
-    """generated, verified, each screen (sequential), solved, unique over the database."""
-    generated = len(cands)
-    verified = [
-        c for c in cands if latest.get(c, {}).get(("verify", ""), {}).get("outcome") == "pass"
-    ]
+def db_funnel(
+    store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+) -> dict[str, Any]:
+    """generated, verified, each screen (sequential), solved, unique over the database.
+
+    `unique` counts distinct normalized questions among the survivors (exact
+    deduplication). The returned dict also holds `pool_ids`, the surviving candidates
+    after deduplication (callers pop it before publishing the funnel).
+    """
+    ordered = sorted(cands, key=lambda i: (cands[i].created_at, i))
+    verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
     alive = list(verified)
     per_screen: dict[str, int] = {}
     for s in screens:
-        alive = [
-            c for c in alive if latest.get(c, {}).get(("screen", s), {}).get("outcome") == "pass"
-        ]
+        alive = [c for c in alive if _outcome(latest, c, "screen", s) == "pass"]
         per_screen[s] = len(alive)
     solved = [
         c
@@ -283,18 +358,32 @@ def db_funnel(store: Any, latest: dict, screens: list[str], cands: dict) -> dict
     ]
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
     final = solved if any_solve else alive
-    unique = [c for c in final if not cands[c].duplicate_of]
-    failed_gen = store.query(
-        "SELECT COUNT(*) AS n FROM attempts WHERE status = 'generator-failed'"
-    )[0]["n"]
+    seen: set[str] = set()
+    pool = []
+    for c in final:
+        key = cands[c].question_key
+        if key not in seen:
+            seen.add(key)
+            pool.append(c)
+    counts = store.query(
+        "SELECT COUNT(*) AS n, SUM(status = 'generator-failed') AS failed FROM attempts"
+    )[0]
+    failed_gen = counts["failed"] or 0
     return {
-        "attempts": generated + (failed_gen or 0),
-        "generated": generated,
+        "attempts": max(counts["n"] or 0, len(cands) + failed_gen),
+        "generator_failed": failed_gen,
+        "generated": len(cands),
         "verified": len(verified),
         "screens": per_screen,
         "solved": len(solved) if any_solve else None,
-        "unique": len(unique),
+        "unique": len(pool),
+        "duplicates_removed": len(final) - len(pool),
+        "pool_ids": pool,
     }
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
 
 
 def _round(x: float | None) -> float | None:

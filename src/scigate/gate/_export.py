@@ -35,12 +35,19 @@ class ReleaseFiles(BaseModel):
 
 
 def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[dict[str, Any]]:
-    """Accepted items (verified, passed every screen, solved when a tool gate ran) with records."""
+    """Accepted items (verified, passed every screen, solved when a tool gate ran) with records.
+
+    Exact duplicates (same normalized question) keep only their first accepted copy
+    unless `include_duplicates`. Each item carries every gate result of every run, with
+    the model, its query settings, the run's conditions (calls, majority, seed, time
+    limits), the option orders shown, the outcome and the seconds.
+    """
     latest = latest_results(store)
     screens = screens_in_order(store)
     runs = {r["id"]: r for r in store.runs()}
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    out = []
+    accepted = []
+    seen: set[str] = set()
     for c in sorted(store.candidates(), key=lambda c: (c.created_at, c.id)):
         per = latest.get(c.id, {})
         if per.get(("verify", ""), {}).get("outcome") != "pass":
@@ -50,26 +57,41 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
         solves = [g for k, g in per.items() if k[0] == "solve"]
         if any_solve and not any(g["outcome"] == "pass" for g in solves):
             continue
-        if c.duplicate_of and not include_duplicates:
+        if c.question_key in seen and not include_duplicates:
             continue
+        seen.add(c.question_key)
+        accepted.append(c)
+    wanted = {c.id for c in accepted}
+    results: dict[str, list[dict[str, Any]]] = {}
+    for g in store.query("SELECT * FROM gate_results ORDER BY id"):
+        if g["candidate_id"] in wanted:
+            results.setdefault(g["candidate_id"], []).append(g)
+    usage = _model_usage(store, wanted)
+    out = []
+    for c in accepted:
         gates = []
-        for g in sorted(store.gate_results(candidate_id=c.id), key=lambda g: g["id"]):
+        for g in results.get(c.id, []):
             cfg = (runs.get(g["run_id"]) or {}).get("config") or {}
+            detail = g.get("detail") or {}
+            role = {"screen": "screen", "solve": "solver"}.get(g["gate"])
+            calls = usage.get((c.id, g["run_id"], role, g["screen"]), {})
             gates.append(
                 {
                     "gate": g["gate"],
                     "model": g["screen"] or None,
+                    "settings": calls.get("settings"),
+                    "conditions": _conditions(g["gate"], cfg, detail),
+                    "option_orders": [call.get("order") for call in detail.get("calls", [])]
+                    if g["gate"] == "screen"
+                    else None,
                     "outcome": g["outcome"],
                     "reason": g["reason"],
                     "seconds": g["seconds"],
                     "run_id": g["run_id"],
-                    "conditions": _conditions(g["gate"], cfg),
-                    "option_orders": [
-                        call.get("order") for call in (g.get("detail") or {}).get("calls", [])
-                    ]
-                    if g["gate"] == "screen"
-                    else None,
-                    "detail": g.get("detail"),
+                    "model_calls": calls.get("calls", 0),
+                    "input_tokens": calls.get("input_tokens", 0),
+                    "output_tokens": calls.get("output_tokens", 0),
+                    "detail": detail,
                 }
             )
         out.append(
@@ -91,15 +113,48 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
     return out
 
 
-def _conditions(gate: str, cfg: dict[str, Any]) -> dict[str, Any]:
+def _model_usage(store: Any, wanted: set[str]) -> dict[tuple, dict[str, Any]]:
+    """(candidate, run, role, spec) -> calls, tokens and the first call's settings."""
+    out: dict[tuple, dict[str, Any]] = {}
+    rows = store.query(
+        "SELECT candidate_id, run_id, role, spec, COUNT(*) AS calls,"
+        " SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,"
+        " MIN(id) AS first_id FROM model_calls WHERE candidate_id IS NOT NULL"
+        " GROUP BY candidate_id, run_id, role, spec"
+    )
+    rows = [r for r in rows if r["candidate_id"] in wanted]
+    settings: dict[int, Any] = {}
+    ids = [r["first_id"] for r in rows]
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        for s in store.query(f"SELECT id, settings FROM model_calls WHERE id IN ({marks})", chunk):
+            settings[s["id"]] = s["settings"]
+    for r in rows:
+        out[(r["candidate_id"], r["run_id"], r["role"], r["spec"])] = {
+            "calls": r["calls"],
+            "input_tokens": r["input_tokens"] or 0,
+            "output_tokens": r["output_tokens"] or 0,
+            "settings": settings.get(r["first_id"]),
+        }
+    return out
+
+
+def _conditions(gate: str, cfg: dict[str, Any], detail: dict[str, Any]) -> dict[str, Any]:
+    """The protocol conditions a gate result was obtained under."""
     if gate == "verify":
         return {"time_limit_s": cfg.get("verify_timeout")}
     if gate == "screen":
+        orders = {tuple(c.get("order") or ()) for c in detail.get("calls", []) or []}
+        shuffled = detail.get("shuffled")
+        planned = detail.get("planned_calls") or cfg.get("calls")
         return {
-            "calls": cfg.get("calls"),
-            "majority": "at least 2 of 3" if cfg.get("calls") == 3 else None,
-            "shuffled_options": True,
+            "calls": planned,
+            "calls_made": len(detail.get("calls", []) or []),
+            "majority": f"at least {planned // 2 + 1} of {planned}" if planned else None,
+            "shuffled_options": shuffled if isinstance(shuffled, bool) else len(orders) > 1,
             "graded_by": "value",
+            "early_stop": cfg.get("early_stop"),
             "seed": cfg.get("seed"),
         }
     if gate == "solve":
@@ -218,14 +273,21 @@ def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
             "",
             f"- domain: {cfg.get('domain')}; generator: {cfg.get('generator')}; seed: {cfg.get('seed')}",
             f"- screens (in order): {', '.join(cfg.get('screens') or []) or 'none'}; "
-            f"{cfg.get('calls')} calls each, shuffled options graded by value, "
-            "majority rejects",
+            f"{cfg.get('calls')} calls each, graded by value, majority rejects",
             f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "
             f"time limit {cfg.get('solve_time_limit')} s",
             f"- verification time limit: {cfg.get('verify_timeout')} s",
             "",
         ]
+    lines += ["## Screens as recorded", ""]
     lines += [
+        f"- {s.screen}: {s.candidates} candidates, solved {s.solved}, accuracy {s.accuracy}, "
+        f"option order {'shuffled' if s.shuffled else 'FIXED (letter cues possible)'}, "
+        f"accuracy by correct shown position {s.accuracy_by_correct_position}"
+        for s in a.screens
+    ] or ["- none"]
+    lines += [
+        "",
         "## Audit",
         "",
         f"- proposed letters (verified): {a.letter_distribution}",

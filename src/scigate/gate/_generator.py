@@ -225,9 +225,7 @@ class TemplateCandidates:
         self._made = 0
 
     def _new_generator(self) -> Any:
-        if self._families:
-            return self.domain.template_generator(self.seed, families=self._families)
-        return self.domain.template_generator(self.seed)
+        return self.domain.template_generator(self.seed, families=self._families)
 
     async def _acquire(self) -> Any:
         if self._pool is None:

@@ -69,7 +69,9 @@ class LoopConfig(BaseModel):
         from scigate.llm import parse_spec
 
         self.check()
-        get_domain(self.domain)
+        domain = get_domain(self.domain)
+        if self.generator == "templates" and self.families:
+            domain.template_generator(self.seed, families=self.families)  # checks the names
         if self.generator not in ("templates", "rescreen"):
             parse_spec(self.generator)
         for s in self.screens:

@@ -11,8 +11,13 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel
 
 from scigate import __version__
-from scigate.gate._audit import Audit, audit, latest_results
+from scigate.errors import BadInput
+from scigate.gate._audit import Audit, Latest, audit, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
+from scigate.store import CandidateRecord
+
+#: Screen replies are cut to this many characters in the report (the database keeps them whole).
+REPLY_CHARS = 1200
 
 
 class ReportFiles(BaseModel):
@@ -24,9 +29,16 @@ class ReportFiles(BaseModel):
 
 def build_report(store: Any, out_dir: Path) -> ReportFiles:
     """Audit the database and write report.html and summary.json into `out_dir`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    result = audit(store)
-    items = browser_items(store)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInput(f"--out must be a directory, not the file {out_dir}")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
+    candidates = store.candidates()
+    latest = latest_results(store)
+    result = audit(store, candidates=candidates, latest=latest)
+    items = browser_items(store, candidates=candidates, latest=latest)
     runs = [
         {k: r.get(k) for k in ("id", "kind", "domain", "status", "created_at", "config")}
         for r in store.runs()
@@ -51,15 +63,25 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     return ReportFiles(html=html_path, summary=summary_path)
 
 
-def browser_items(store: Any) -> list[dict[str, Any]]:
-    """One record per candidate for the item browser, with every gate record."""
-    latest = latest_results(store)
-    status: dict[str, str] = {}
-    for a in sorted(store.attempts(), key=lambda a: a.get("created_at") or 0):
-        if a.get("candidate_id"):
-            status[a["candidate_id"]] = a["status"]
+def browser_items(
+    store: Any,
+    *,
+    candidates: list[CandidateRecord] | None = None,
+    latest: Latest | None = None,
+) -> list[dict[str, Any]]:
+    """One record per candidate for the item browser, with every gate record.
+
+    The status comes from the latest result of each gate across all runs, so a rescreen
+    that rejects a candidate the loop accepted shows it as rejected.
+    """
+    latest = latest if latest is not None else latest_results(store)
+    cands = candidates if candidates is not None else store.candidates()
     records: dict[str, list[dict[str, Any]]] = {}
-    for g in store.gate_results():
+    rows = store.query(
+        "SELECT run_id, candidate_id, gate, screen, outcome, reason, detail, seconds"
+        " FROM gate_results ORDER BY id"
+    )
+    for g in rows:
         records.setdefault(g["candidate_id"], []).append(
             {
                 "gate": g["gate"],
@@ -72,9 +94,8 @@ def browser_items(store: Any) -> list[dict[str, Any]]:
             }
         )
     items = []
-    for c in sorted(store.candidates(), key=lambda c: (c.created_at, c.id)):
-        per = latest.get(c.id, {})
-        st = status.get(c.id) or _stage(per)
+    for c in sorted(cands, key=lambda c: (c.created_at, c.id)):
+        st = _stage(latest.get(c.id, {}))
         items.append(
             {
                 "id": c.id,
@@ -100,26 +121,37 @@ def browser_items(store: Any) -> list[dict[str, Any]]:
 
 
 def _stage(per: dict) -> str:
+    """A candidate's status from its latest gate results (like v_candidate_status)."""
     v = per.get(("verify", ""))
     if v is None:
         return "unverified"
     if v["outcome"] != "pass":
-        return "rejected-verify"
-    if any(k[0] == "screen" and g["outcome"] != "pass" for k, g in per.items()):
+        return "rejected-verify" if v["outcome"] == "fail" else "error-verify"
+    screens = [g["outcome"] for k, g in per.items() if k[0] == "screen"]
+    if "fail" in screens:
         return "rejected-screen"
-    solves = [g for k, g in per.items() if k[0] == "solve"]
-    if solves:
-        return "accepted" if any(g["outcome"] == "pass" for g in solves) else "unsolved"
-    return "screened"
+    if "error" in screens:
+        return "error-screen"
+    solves = [g["outcome"] for k, g in per.items() if k[0] == "solve"]
+    if not solves:
+        return "screened"
+    if "pass" in solves:
+        return "accepted"
+    return "unsolved" if "fail" in solves else "error-solve"
 
 
 def _slim(detail: dict[str, Any]) -> dict[str, Any]:
     """Gate details without bulky transcripts (kept in the database)."""
     out = dict(detail)
     out.pop("transcript_tail", None)
+    calls = []
     for call in out.get("calls", []) or []:
-        if isinstance(call.get("reply"), str) and len(call["reply"]) > 1500:
-            call["reply"] = call["reply"][:1500] + " …"
+        call = dict(call)
+        if isinstance(call.get("reply"), str) and len(call["reply"]) > REPLY_CHARS:
+            call["reply"] = call["reply"][:REPLY_CHARS] + " …"
+        calls.append(call)
+    if calls:
+        out["calls"] = calls
     return out
 
 
@@ -141,25 +173,37 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     funnel_rows.append(("unique", f["unique"]))
     charts = {
         "funnel": hbar(funnel_rows, width=720),
-        "letters": columns(result.letter_distribution, colour=PALETTE[0]),
+        "letters": columns(
+            result.letter_distribution if result.verified else {}, colour=PALETTE[0]
+        ),
         "ranks": columns(
-            {f"rank {k}": v for k, v in result.value_rank_distribution.items()}, colour=PALETTE[1]
+            {
+                ("n/a" if k == "non-numeric" else k): v
+                for k, v in result.value_rank_distribution.items()
+            }
+            if result.verified
+            else {},
+            width=340,
+            colour=PALETTE[1],
         ),
         "families": hbar(list(result.families.items())[:12], colour=PALETTE[2]),
         "screens": {
             s.screen: columns(
                 {
-                    k: (v * 100 if v is not None else 0)
+                    k: (v * 100 if v is not None else None)
                     for k, v in s.accuracy_by_correct_position.items()
                 },
-                width=240,
-                height=130,
+                width=260,
+                height=140,
                 colour=PALETTE[3],
+                unit="%",
+                top=100,
             )
             for s in result.screens
         },
     }
-    data_json = json.dumps(items, default=str).replace("</", "<\\/")
+    # "<" as \u003c keeps "</script>" and "<!--" in questions from ending the data block.
+    data_json = json.dumps(items, default=str, ensure_ascii=False).replace("<", "\\u003c")
     return env.get_template("report.html.j2").render(
         a=result,
         f=f,

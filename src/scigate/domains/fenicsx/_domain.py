@@ -95,8 +95,10 @@ class FenicsxDomain(Domain):
         """Worked examples: item 0023 from the ToolGate paper."""
         return candidate_dirs(HERE / "examples")
 
-    def template_generator(self, seed: int = 0):  # -> templates.TemplateGenerator
-        """Template generator over all FEniCSx families."""
+    def template_generator(self, seed: int = 0, families=None):  # -> templates.TemplateGenerator
+        """Template generator over the FEniCSx families (all of them by default)."""
         from .templates import TemplateGenerator
 
-        return TemplateGenerator(seed=seed, python=self.python, timeout=self.solution_timeout)
+        return TemplateGenerator(
+            seed=seed, families=families, python=self.python, timeout=self.solution_timeout
+        )

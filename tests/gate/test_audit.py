@@ -1,0 +1,281 @@
+"""Audits on a hand-made database whose numbers are worked out by hand (tests/gate/_dbfactory.py).
+
+Verified: c0..c8 and c10 (c9 fails verification). Proposed letters of the verified:
+c0 C, c1 C, c2 C, c3 C, c4 A, c5 B, c6 C, c7 D, c8 B, c10 D.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from scigate.gate._audit import audit, cost_by_gate
+from scigate.gate._similarity import clusters, jaccard, similar_clusters, similar_pairs, tokens
+
+from ._dbfactory import FIXED, GENERATOR, SHUFFLED, SOLVER, build_db, build_empty_db
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory):
+    store, ids = build_db(tmp_path_factory.mktemp("audit") / "runs.db")
+    yield store, ids
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def result(db):
+    return audit(db[0])
+
+
+def test_counts_letters_and_value_ranks(result) -> None:
+    assert result.candidates == 11
+    assert result.verified == 10
+    assert result.letter_distribution == {"A": 1, "B": 2, "C": 5, "D": 2}
+    # ranks: c0 2, c1 3, c2 2, c3 3, c4 1, c5 2, c6 4, c7 3, c10 3; c8 non-numeric
+    assert result.value_rank_distribution == {"1": 1, "2": 3, "3": 4, "4": 1, "non-numeric": 1}
+    assert result.middle_share == pytest.approx(0.7778)  # 7 of 9 numeric
+    assert result.middle_heuristic_success == pytest.approx(0.3889)  # half of the middle share
+
+
+def test_fixed_order_screen_shows_its_letter_c_bias(result) -> None:
+    assert [s.screen for s in result.screens] == [FIXED, SHUFFLED]
+    s = result.screens[0]
+    assert s.shuffled is False
+    assert s.distinct_orders == 1
+    assert (s.candidates, s.solved, s.calls, s.correct_calls) == (10, 5, 30, 14)
+    assert s.accuracy == pytest.approx(0.4667)
+    assert s.letter_choices == {"A": 0, "B": 1, "C": 28, "D": 0}
+    assert s.unreadable_replies == 1
+    assert s.early_stops == 0
+    # correct at C: c0 c1 c2 c3 c6 (15 calls, 14 right); elsewhere always wrong
+    assert s.calls_by_correct_position == {"A": 3, "B": 6, "C": 15, "D": 6}
+    assert s.accuracy_by_correct_position == {
+        "A": 0.0,
+        "B": 0.0,
+        "C": pytest.approx(0.9333),
+        "D": 0.0,
+    }
+
+
+def test_shuffled_screen_accuracy_by_shown_position(result) -> None:
+    s = result.screens[1]
+    assert s.shuffled is True
+    assert s.distinct_orders > 1
+    assert (s.candidates, s.solved, s.calls, s.correct_calls) == (10, 4, 25, 12)
+    assert s.accuracy == pytest.approx(0.48)
+    assert s.early_stops == 5
+    assert s.letter_choices == {"A": 10, "B": 7, "C": 5, "D": 3}
+    assert s.unreadable_replies == 0
+    assert s.calls_by_correct_position == {"A": 7, "B": 7, "C": 7, "D": 4}
+    assert s.accuracy_by_correct_position == {
+        "A": pytest.approx(4 / 7, abs=1e-4),
+        "B": pytest.approx(3 / 7, abs=1e-4),
+        "C": pytest.approx(4 / 7, abs=1e-4),
+        "D": 0.25,
+    }
+
+
+def test_agreement_table(result) -> None:
+    # fixed solved c0 c1 c2 c3 c6; shuffled solved c0 c3 c4 c7
+    assert result.agreement == [
+        {
+            "a": FIXED,
+            "b": SHUFFLED,
+            "n": 10,
+            "both_solved": 2,
+            "only_a": 3,
+            "only_b": 2,
+            "neither": 3,
+            "agreement_rate": 0.5,
+        }
+    ]
+
+
+def test_duplicates_clusters_and_families(db, result) -> None:
+    _, ids = db
+    assert result.exact_duplicates == [[ids[0], ids[5], ids[10]]]
+    assert result.duplicate_candidates == 2
+    # clusters: {c0, c5, c10} (exact) and {c3, c4, c6, c9} (near-duplicates)
+    assert result.jaccard_clusters == 2
+    assert result.largest_cluster_size == 4
+    assert result.largest_cluster_share == pytest.approx(0.3636)
+    assert set(result.largest_cluster_ids) == {ids[3], ids[4], ids[6], ids[9]}
+    assert result.families == {
+        "basix-interpolation": 5,
+        "deformed-mesh": 4,
+        "quadrature": 1,
+        "(none)": 1,
+    }
+    assert result.top_family_share == pytest.approx(0.4545)
+    # surviving pool after deduplication: c5 and c8 (c10 repeats c5's question)
+    assert result.pool_size == 2
+    assert result.pool_families == {"basix-interpolation": 1, "(none)": 1}
+    assert result.pool_top_family_share == 0.5
+    assert result.pool_largest_cluster_size == 1
+
+
+def test_funnel(result) -> None:
+    assert result.funnel == {
+        "attempts": 12,
+        "generator_failed": 1,
+        "generated": 11,
+        "verified": 10,
+        "screens": {FIXED: 5, SHUFFLED: 3},
+        "solved": 3,
+        "unique": 2,
+        "duplicates_removed": 1,
+    }
+
+
+def test_cost_per_gate_in_agent_hours(db) -> None:
+    rows = {(r["gate"], r["spec"]): r for r in cost_by_gate(db[0])}
+    assert list(rows) == [
+        ("generate", ""),
+        ("verify", ""),
+        ("screen", FIXED),
+        ("solve", SOLVER),
+        ("screen", SHUFFLED),
+    ]
+    gen = rows[("generate", "")]
+    assert (gen["items"], gen["seconds"], gen["agent_hours"]) == (12, 4140.0, 1.15)
+    assert (gen["model_calls"], gen["input_tokens"], gen["output_tokens"]) == (12, 12000, 6000)
+    assert gen["cost_usd"] == pytest.approx(0.12)
+    verify = rows[("verify", "")]
+    assert (verify["items"], verify["seconds"], verify["model_calls"]) == (11, 220.0, 0)
+    assert verify["agent_hours"] == pytest.approx(0.0611)
+    fixed = rows[("screen", FIXED)]
+    assert (fixed["items"], fixed["seconds"], fixed["model_calls"]) == (10, 60.0, 30)
+    assert (fixed["input_tokens"], fixed["output_tokens"]) == (3000, 300)
+    assert fixed["cost_usd"] == pytest.approx(0.03)
+    solve = rows[("solve", SOLVER)]
+    assert (solve["items"], solve["seconds"], solve["agent_hours"]) == (5, 3600.0, 1.0)
+    assert (solve["model_calls"], solve["input_tokens"], solve["output_tokens"]) == (
+        20,
+        100000,
+        16000,
+    )
+    assert solve["cost_usd"] == pytest.approx(1.0)
+    shuffled = rows[("screen", SHUFFLED)]
+    assert (shuffled["model_calls"], shuffled["input_tokens"], shuffled["output_tokens"]) == (
+        25,
+        5000,
+        500,
+    )
+    # one call has an unknown price: the total is unknown, never counted as zero
+    assert shuffled["cost_usd"] is None
+    assert shuffled["unpriced_calls"] == 1
+    assert shuffled["priced_cost_usd"] == pytest.approx(0.048)
+    assert GENERATOR  # the generator's calls are the generate row's
+
+
+def test_model_calls_of_unknown_roles_are_not_dropped(tmp_path: Path) -> None:
+    from scigate.llm._types import ModelCallRecord, Usage
+
+    store = build_empty_db(tmp_path / "x.db")
+    run = store.create_run("agent-eval")
+    store.add_model_call(
+        ModelCallRecord(spec="python/j.py:judge", usage=Usage(input_tokens=7, output_tokens=3)),
+        run_id=run,
+        role="judge",
+    )
+    rows = cost_by_gate(store)
+    judge = [r for r in rows if r["spec"] == "python/j.py:judge"]
+    assert judge and judge[0]["input_tokens"] == 7 and judge[0]["cost_usd"] is None
+    store.close()
+
+
+def test_error_outcomes_are_left_out_of_agreement(tmp_path: Path) -> None:
+    store, ids = build_db(tmp_path / "e.db")
+    store.add_gate_result(
+        "run-2", ids[8], "screen", screen=SHUFFLED, outcome="error", reason="timeout", replace=True
+    )
+    a = audit(store)
+    row = a.agreement[0]
+    assert row["n"] == 9 and row["neither"] == 2
+    assert a.screens[1].errors == 1
+    store.close()
+
+
+def test_empty_database(tmp_path: Path) -> None:
+    store = build_empty_db(tmp_path / "empty.db")
+    a = audit(store)
+    assert a.candidates == 0 and a.verified == 0
+    assert a.middle_share is None and a.largest_cluster_share is None
+    assert a.screens == [] and a.agreement == []
+    assert a.funnel["generated"] == 0 and a.funnel["solved"] is None and a.funnel["unique"] == 0
+    store.close()
+
+
+def test_audit_cli_json(tmp_path: Path, db) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from scigate.cli import app
+
+    res = CliRunner().invoke(app, ["gate", "audit", "--db", str(db[0].path), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["funnel"]["unique"] == 2
+    assert data["screens"][0]["shuffled"] is False
+
+
+# -- similarity: prefix filtering is exact --------------------------------------------
+
+
+def _brute(sets: list[frozenset[str]], t: float) -> set[tuple[int, int]]:
+    return {(i, j) for i, j in combinations(range(len(sets)), 2) if jaccard(sets[i], sets[j]) >= t}
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("threshold", [0.3, 0.55, 0.7, 0.9, 1.0])
+def test_similar_pairs_equals_brute_force(seed: int, threshold: float) -> None:
+    rng = random.Random(seed)
+    vocab = [f"w{k}" for k in range(rng.choice([8, 30, 120]))]
+    base = [frozenset(rng.sample(vocab, rng.randint(0, min(25, len(vocab))))) for _ in range(12)]
+    sets = []
+    for _ in range(140):  # mutated copies make many pairs near every threshold
+        s = set(rng.choice(base))
+        for _ in range(rng.randint(0, 4)):
+            if s and rng.random() < 0.5:
+                s.discard(rng.choice(sorted(s)))
+            else:
+                s.add(rng.choice(vocab))
+        sets.append(frozenset(s))
+    got = similar_pairs(sets, threshold)
+    assert {(i, j) for i, j, _ in got} == _brute(sets, threshold)
+    assert len(got) == len({(i, j) for i, j, _ in got})  # each pair once
+    assert all(i < j and sim == pytest.approx(jaccard(sets[i], sets[j])) for i, j, sim in got)
+
+
+def test_similarity_tokens_and_clusters() -> None:
+    assert tokens("Report J = 0.060723, the ENERGY.") == frozenset(
+        {"report", "j", "0.060723", "the", "energy"}
+    )
+    assert clusters(5, [(0, 1, 1.0), (1, 3, 0.8)]) == [[0, 1, 3], [2], [4]]
+    assert similar_pairs([frozenset(), frozenset(), frozenset({"a"})], 0.7) == [(0, 1, 1.0)]
+    with pytest.raises(ValueError):
+        similar_pairs([], 0.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("threshold", [0.3, 0.7, 0.9])
+def test_similar_clusters_equal_components_of_all_pairs(seed: int, threshold: float) -> None:
+    rng = random.Random(100 + seed)
+    vocab = [f"w{k}" for k in range(rng.choice([10, 40]))]
+    base = [frozenset(rng.sample(vocab, rng.randint(0, 9))) for _ in range(6)]
+    sets = []
+    for _ in range(160):
+        s = set(rng.choice(base))
+        for _ in range(rng.randint(0, 3)):
+            if s and rng.random() < 0.5:
+                s.discard(rng.choice(sorted(s)))
+            else:
+                s.add(rng.choice(vocab))
+        sets.append(frozenset(s))
+    pairs = [(i, j, 1.0) for i, j in _brute(sets, threshold)]
+    assert similar_clusters(sets, threshold) == clusters(len(sets), pairs)
+    assert similar_clusters([], threshold) == []

@@ -1,0 +1,192 @@
+"""The offline HTML report and summary.json, checked as data and as a page Chromium renders."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scigate.errors import BadInput
+from scigate.gate._report import browser_items, build_report
+
+from ._dbfactory import FIXED, SHUFFLED, build_db, build_empty_db
+
+CHROMIUM = next(
+    (shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None
+)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory):
+    base = tmp_path_factory.mktemp("report")
+    store, ids = build_db(base / "runs.db")
+    files = build_report(store, base / "out")
+    yield files, store, ids
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def empty_report(tmp_path_factory: pytest.TempPathFactory):
+    base = tmp_path_factory.mktemp("empty")
+    store = build_empty_db(base / "empty.db")
+    files = build_report(store, base / "out")
+    store.close()
+    return files
+
+
+def test_summary_json(report) -> None:
+    files, _, _ = report
+    data = json.loads(files.summary.read_text())
+    f = data["funnel"]
+    assert {"generated", "verified", "screens", "solved", "unique"} <= set(f)
+    assert (f["generated"], f["verified"], f["solved"], f["unique"]) == (11, 10, 3, 2)
+    assert f["screens"] == {FIXED: 5, SHUFFLED: 3}
+    assert data["audit"]["letter_distribution"] == {"A": 1, "B": 2, "C": 5, "D": 2}
+    assert [r["id"] for r in data["runs"]] == ["run-1", "run-2"]
+
+
+def test_html_holds_audit_and_items(report) -> None:
+    files, _, ids = report
+    html = files.html.read_text()
+    for text in (
+        "Funnel",
+        "Answer presentation",
+        "no (fixed order)",
+        "Agreement between screens",
+        "Time and tokens per gate",
+        "Item browser",
+        "77.8%",
+        "38.9%",
+        "50.0%",
+    ):
+        assert text in html, text
+    data = json.loads(
+        re.search(
+            r'<script id="items-data" type="application/json">(.*?)</script>', html, re.S
+        ).group(1)
+    )
+    assert [i["id"] for i in data] == ids
+    by_id = {i["id"]: i for i in data}
+    assert by_id[ids[9]]["status"] == "rejected-verify"
+    assert (
+        by_id[ids[4]]["status"] == "rejected-screen"
+    )  # the loop accepted it; the rescreen rejected it
+    assert by_id[ids[5]]["status"] == "accepted"
+    assert by_id[ids[7]]["status"] == "rejected-screen"
+    # bulky transcripts stay in the database
+    assert all("transcript_tail" not in g["detail"] for i in data for g in i["gates"])
+
+
+def test_item_data_cannot_break_out_of_its_script_block(tmp_path: Path) -> None:
+    from scigate.store import CandidateRecord
+
+    store = build_empty_db(tmp_path / "x.db")
+    store.add_candidate(
+        CandidateRecord(
+            question="</script><script>alert(1)</script><!-- x",
+            options={"A": "1", "B": "2", "C": "3", "D": "4"},
+            answer="A",
+        )
+    )
+    html = build_report(store, tmp_path / "out").html.read_text()
+    assert "<script>alert(1)" not in html
+    assert html.count("</script>") == 2  # the data block and the browser script
+    store.close()
+
+
+def test_empty_database_report(empty_report) -> None:
+    html = empty_report.html.read_text()
+    assert "No candidates in this database yet" in html
+    assert "No screens were run." in html
+    assert "no data" in html
+    data = json.loads(empty_report.summary.read_text())
+    assert data["funnel"]["generated"] == 0 and data["funnel"]["unique"] == 0
+
+
+def test_no_external_urls(report, empty_report) -> None:
+    for files in (report[0], empty_report):
+        html = files.html.read_text()
+        refs = re.findall(r"""(?:src|href|action)\s*=\s*["']?([^"'\s>]+)""", html, re.I)
+        assert refs and all(r.startswith("#") for r in refs), refs
+        assert not re.search(r"url\(\s*['\"]?(?:https?:)?//", html)
+        assert not re.search(r"@import", html)
+
+
+def test_out_must_be_a_directory(tmp_path: Path) -> None:
+    store = build_empty_db(tmp_path / "x.db")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(BadInput):
+        build_report(store, tmp_path / "file")
+    store.close()
+
+
+def test_browser_items_standalone(report) -> None:
+    _, store, ids = report
+    items = browser_items(store)
+    assert len(items) == 11 and items[0]["id"] == ids[0]
+    screen = [g for g in items[0]["gates"] if g["gate"] == "screen"]
+    assert [g["screen"] for g in screen] == [FIXED, SHUFFLED]
+    assert screen[1]["detail"]["calls"][0]["order"] == list("BCDA")
+
+
+def test_report_cli(tmp_path: Path, report) -> None:
+    from typer.testing import CliRunner
+
+    from scigate.cli import app
+
+    res = CliRunner().invoke(
+        app, ["gate", "report", "--db", str(report[1].path), "--out", str(tmp_path / "r")]
+    )
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "r" / "report.html").exists() and (tmp_path / "r" / "summary.json").exists()
+
+
+def _dump_dom(html: Path, tmp_path: Path) -> str:
+    cmd = [
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        html.resolve().as_uri(),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
+)
+def test_chromium_renders_funnel_and_item_browser(report, tmp_path: Path) -> None:
+    files, _, ids = report
+    dom = _dump_dom(files.html, tmp_path)
+    assert 'id="funnel"' in dom and "solved by tool agent" in dom
+    # rows and the selected candidate's detail are rendered by the page's script
+    rows = re.findall(r'<div class="row( sel)?" data-id="([0-9a-f]{16})">', dom)
+    assert [r[1] for r in rows] == ids
+    assert [bool(r[0]) for r in rows] == [True] + [False] * 10  # the first one is selected
+    assert "Solution script" in dom
+    assert f"Candidate <code>{ids[0]}</code>" in dom
+    assert "page 1 of 1" in dom and "11 shown" in dom
+    assert "BCDA→B ✓" in dom  # the shown orders of the selected candidate's screen calls
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
+)
+def test_chromium_renders_empty_report(empty_report, tmp_path: Path) -> None:
+    dom = _dump_dom(empty_report.html, tmp_path)
+    assert "no candidates match" in dom and "0 shown" in dom
