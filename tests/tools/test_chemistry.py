@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from pathlib import Path
 
 import pytest
+
+from scigate.tools._coverage import BUNDLED_CATALOGUE
 
 pytest.importorskip("rdkit")
 
@@ -36,9 +37,7 @@ BENZENE = "c1ccccc1"
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 CAFFEINE = "Cn1c(=O)c2c(ncn2C)n(C)c1=O"
 IBUPROFEN = "CC(C)Cc1ccc(cc1)C(C)C(=O)O"
-CATALOGUE = (
-    Path(__file__).resolve().parents[3] / "shared" / "reference" / "scitoolkg_catalogue.json"
-)
+CATALOGUE = BUNDLED_CATALOGUE
 
 
 def call(tool_name: str, **kwargs):
@@ -82,7 +81,6 @@ def test_every_declared_example_reproduces():
     assert checked >= 150
 
 
-@pytest.mark.skipif(not CATALOGUE.exists(), reason="catalogue not present")
 def test_catalogue_names_keep_catalogue_types_and_safety():
     records = {r["name"]: r for r in json.loads(CATALOGUE.read_text())["tools"]}
     shared = [n for n in CHEM if n in records]

@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 
 from scigate.cli._tools import app
 from scigate.tools import load_library
+from scigate.tools._coverage import BUNDLED_CATALOGUE
 
 runner = CliRunner()
-CATALOGUE = Path(__file__).resolve().parents[3] / "shared/reference/scitoolkg_catalogue.json"
+CATALOGUE = BUNDLED_CATALOGUE
 
 
 def test_list_json_and_table() -> None:

@@ -25,9 +25,10 @@ from scigate.tools import (
     tool,
     unknown_types,
 )
+from scigate.tools._coverage import BUNDLED_CATALOGUE
 from scigate.tools._vocabulary import parameter_types
 
-CATALOGUE = Path(__file__).resolve().parents[3] / "shared/reference/scitoolkg_catalogue.json"
+CATALOGUE = BUNDLED_CATALOGUE
 
 
 # ------------------------------------------------------------------ library loading
@@ -212,7 +213,6 @@ def test_read_catalogue_rejects_bad_files(tmp_path: Path) -> None:
         read_catalogue(tmp_path / "empty.json")
 
 
-@pytest.mark.skipif(not CATALOGUE.exists(), reason="shared catalogue not present")
 def test_coverage_of_the_real_catalogue() -> None:
     report = coverage(read_catalogue(CATALOGUE), load_library())
     assert report["catalogue_tools"] == 485

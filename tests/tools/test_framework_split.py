@@ -105,3 +105,16 @@ def test_split_of_the_library() -> None:
     split = make_split(seed=0)
     assert len(split.known) + len(split.unknown) == len(tools)
     assert abs(len(split.known) - len(tools) / 2) <= 5  # half, per category, rounded
+
+
+def test_split_from_named_known_tools() -> None:
+    seeded = make_split(_records(), seed=5, known_ratio=0.5)
+    again = ToolSplit.from_known(_records(), seeded.known_names, seed=5, known_ratio=0.5)
+    assert again == seeded
+    chosen = ToolSplit.from_known(_records(), ["chemistry0", "biology1", "not-a-tool"])
+    assert chosen.known_names == ["biology1", "chemistry0"]
+    assert chosen.known_ratio == pytest.approx(2 / 20) and len(chosen.unknown) == 18
+    view = chosen.view("chemistry1")
+    assert set(view) == {"name", "functionality", "inputs", "outputs"}
+    assert view["functionality"].endswith("...")
+    assert chosen.known["chemistry0"]["scenarios"] == ["testing"]

@@ -13,6 +13,7 @@ import pytest
 import respx
 
 from scigate.tools import REGISTRY
+from scigate.tools._coverage import BUNDLED_CATALOGUE
 
 MODULES = ["materials", "materials_composition", "materials_project"]
 for _m in MODULES:
@@ -24,7 +25,7 @@ DATA = Path(__file__).parent / "data"
 NACL = (DATA / "NaCl_rocksalt.cif").read_text()
 SI = (DATA / "Si_diamond.cif").read_text()
 RUTILE = (DATA / "TiO2_rutile.cif").read_text()
-CATALOGUE = Path("/work/shared/reference/scitoolkg_catalogue.json")
+CATALOGUE = BUNDLED_CATALOGUE
 N_A = 6.02214076e23
 CU_KA = 1.54184
 
@@ -312,11 +313,7 @@ def test_mp_errors(monkeypatch):
 
 
 def test_mp_tools_use_catalogue_names():
-    catalogue = (
-        {t["name"]: t for t in json.loads(CATALOGUE.read_text())["tools"]}
-        if CATALOGUE.exists()
-        else {}
-    )
+    catalogue = {t["name"]: t for t in json.loads(CATALOGUE.read_text())["tools"]}
     names = [spec.name for spec in MP_TABLE]
     assert len(names) == len(set(names)) >= 70
     for name in names:

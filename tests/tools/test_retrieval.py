@@ -204,3 +204,34 @@ def test_sentence_transformers_missing_is_a_clear_error() -> None:
             make_embedder("sentence-transformers//models/all-MiniLM-L6-v2")
     else:  # pragma: no cover - only where it is installed
         pytest.skip("sentence-transformers is installed here")
+
+
+def test_update_replaces_and_adds_records() -> None:
+    split = make_split(TOOLS, seed=0)
+    name = split.unknown_names[0]
+    visible = [split.view(n) for n in sorted(TOOLS)]
+    index = ToolIndex(visible)
+    fresh_vectors = index.embedder.embed(index.texts)
+    completed = {
+        "name": name,
+        "functionality": "Zorbulates a quixotic flange into a snark.",
+        "inputs": ["SMILES"],
+        "outputs": ["number"],
+        "category": "chemistry",
+    }
+    assert index.search("zorbulates quixotic flange", k=1)[0].name != name
+    index.update([completed])
+    assert len(index.names) == len(TOOLS)
+    hit = index.search("zorbulates quixotic flange", k=1)[0]
+    assert hit.name == name and hit.lexical > 0
+    assert index.records[index.names.index(name)]["category"] == "chemistry"
+    same = ToolIndex([completed if r["name"] == name else r for r in visible])
+    np.testing.assert_allclose(index.scores("snark flange")[0], same.scores("snark flange")[0])
+    np.testing.assert_allclose(index.scores("snark flange")[1], same.scores("snark flange")[1])
+    others = [i for i, n in enumerate(index.names) if n != name]
+    np.testing.assert_allclose(index._vectors[others], fresh_vectors[others])
+    graph = index.graph
+    index.update([{**completed, "name": "BrandNewTool", "outputs": ["snark"]}])
+    assert index.names[-1] == "BrandNewTool" and index._vectors.shape[0] == len(TOOLS) + 1
+    assert graph.has_tool("BrandNewTool") and graph.producers("snark") == ["BrandNewTool"]
+    assert index.search("snark", k=1, restrict=["BrandNewTool", name])[0].name == "BrandNewTool"

@@ -273,15 +273,19 @@ def graph_cmd(
 @app.command("coverage")
 @_bad_input_exits_2
 def coverage_cmd(
-    catalogue: Path = typer.Option(..., "--catalogue", help="SciToolKG catalogue JSON."),
+    catalogue: Path | None = typer.Option(
+        None,
+        "--catalogue",
+        help="SciToolKG catalogue JSON [default: the bundled SciToolKG catalogue].",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     missing: bool = typer.Option(False, "--missing", help="Also list uncovered catalogue tools."),
 ) -> None:
     """How many catalogue tools the library implements, by category and by source."""
-    from scigate.tools._coverage import coverage, read_catalogue
+    from scigate.tools._coverage import BUNDLED_CATALOGUE, coverage, read_catalogue
     from scigate.tools._library import load_library
 
-    report = coverage(read_catalogue(catalogue), load_library())
+    report = coverage(read_catalogue(catalogue or BUNDLED_CATALOGUE), load_library())
     if as_json:
         _echo_json(report)
         return

@@ -14,8 +14,10 @@ from typing import Any
 from scigate.errors import BadInput
 from scigate.tools._tool import Tool
 
+BUNDLED_CATALOGUE = Path(__file__).with_name("data") / "scitoolkg_catalogue.json"
 
-def read_catalogue(path: str | Path) -> list[dict[str, Any]]:
+
+def read_catalogue(path: str | Path = BUNDLED_CATALOGUE) -> list[dict[str, Any]]:
     """The tool records of a SciToolKG catalogue JSON file ({"tools": [...]} or a list)."""
     try:
         data = json.loads(Path(path).read_text())

@@ -118,6 +118,13 @@ def io_hint(query: str) -> tuple[set[str], set[str]]:
     return set(), set()
 
 
+def _io_types(record: dict[str, Any]) -> tuple[set[str], set[str]]:
+    return (
+        {canonical_type(t) for t in record["inputs"]},
+        {canonical_type(t) for t in record["outputs"]},
+    )
+
+
 def _tokens(text: str) -> list[str]:
     out = []
     for w in words(text):
@@ -143,15 +150,44 @@ class ToolIndex:
         self._position = {n: i for i, n in enumerate(self.names)}
         self.texts = [describe(r) for r in self.records]
         self.embedder = embedder or HashingEmbedder()
-        self._bm25 = bm25s.BM25()
-        self._bm25.index([_tokens(t) or ["_empty_"] for t in self.texts], show_progress=False)
         self._vectors = self.embedder.embed(self.texts)
         self._graph = graph
+        self._own_graph = graph is None
         self._query_cache: dict[str, np.ndarray] = {}
-        self._io = [
-            ({canonical_type(t) for t in r["inputs"]}, {canonical_type(t) for t in r["outputs"]})
-            for r in self.records
-        ]
+        self._io = [_io_types(r) for r in self.records]
+        self._index_lexical()
+
+    def _index_lexical(self) -> None:
+        self._bm25 = bm25s.BM25()
+        self._bm25.index([_tokens(t) or ["_empty_"] for t in self.texts], show_progress=False)
+
+    def update(self, records: Iterable[Tool | dict[str, Any]]) -> None:
+        """Add tools, or replace indexed tools of the same name (a migrated tool's completed
+        ontology, say). Only these records are embedded; BM25 is re-indexed. A graph the
+        index built itself follows; a graph passed in is the caller's to update."""
+        changed = list({r["name"]: r for r in map(ontology_record, records)}.values())
+        if not changed:
+            return
+        texts = [describe(r) for r in changed]
+        vectors = self.embedder.embed(texts)
+        added = []
+        for record, text, vector in zip(changed, texts, vectors, strict=True):
+            i = self._position.get(record["name"])
+            if i is None:
+                self._position[record["name"]] = len(self.names)
+                self.records.append(record)
+                self.names.append(record["name"])
+                self.texts.append(text)
+                self._io.append(_io_types(record))
+                added.append(vector)
+            else:
+                self.records[i], self.texts[i], self._io[i] = record, text, _io_types(record)
+                self._vectors[i] = vector
+            if self._own_graph and self._graph is not None:
+                self._graph.add_tool(record)
+        if added:
+            self._vectors = np.vstack([self._vectors, np.asarray(added)])
+        self._index_lexical()
 
     @classmethod
     def from_library(cls, embedder: Embedder | None = None) -> ToolIndex:

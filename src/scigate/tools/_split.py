@@ -4,8 +4,9 @@ Known tools carry their full ontology (basic attributes: functionality, input an
 types, category; advanced: applicable objects and scientific scenarios) and form the known
 tool graph G_K. Unknown tools expose only their name, a sparse functionality line and
 their I/O types, until `migrate(name, completed_ontology)` moves them into G_K with the
-ontology the agent completed. The split is seeded, stratified by category, and
-serialisable to JSON so an agent's memory can persist it.
+ontology the agent completed. The split is seeded and stratified by category (or given
+by name with `ToolSplit.from_known`), and serialisable to JSON so an agent's memory can
+persist it.
 """
 
 from __future__ import annotations
@@ -114,6 +115,34 @@ class ToolSplit(BaseModel):
         self.migrated.append(name)
         return record
 
+    @classmethod
+    def from_known(
+        cls,
+        tools: dict[str, Tool] | Iterable[Tool | dict[str, Any]],
+        known: Iterable[str],
+        *,
+        seed: int = 0,
+        known_ratio: float | None = None,
+    ) -> ToolSplit:
+        """The split in which exactly the tools named in `known` are known (names that are
+        not among `tools` are ignored); `known_ratio` defaults to the share that is known."""
+        records = sorted(_records(tools), key=lambda r: r["name"])
+        wanted = set(known)
+        known_records = {r["name"]: r for r in records if r["name"] in wanted}
+        unknown = {
+            r["name"]: UnknownTool(
+                name=r["name"],
+                functionality=sparse_functionality(r["functionality"]),
+                inputs=list(r["inputs"]),
+                outputs=list(r["outputs"]),
+            )
+            for r in records
+            if r["name"] not in wanted
+        }
+        if known_ratio is None:
+            known_ratio = len(known_records) / len(records) if records else 0.0
+        return cls(seed=seed, known_ratio=known_ratio, known=known_records, unknown=unknown)
+
     # ------------------------------------------------------------------ JSON
 
     def to_json(self) -> dict[str, Any]:
@@ -153,29 +182,25 @@ def make_split(
     """
     if not 0.0 <= known_ratio <= 1.0:
         raise BadInput(f"known_ratio must be between 0 and 1, got {known_ratio}")
+    records = _records(tools)
+    by_category: dict[str, list[dict[str, Any]]] = {}
+    for rec in sorted(records, key=lambda r: r["name"]):
+        by_category.setdefault(rec["category"] or "", []).append(rec)
+    rng = random.Random(seed)
+    known: list[str] = []
+    for category in sorted(by_category):
+        group = by_category[category]
+        rng.shuffle(group)
+        known += [rec["name"] for rec in group[: int(known_ratio * len(group) + 0.5)]]
+    return ToolSplit.from_known(records, known, seed=seed, known_ratio=known_ratio)
+
+
+def _records(
+    tools: dict[str, Tool] | Iterable[Tool | dict[str, Any]] | None,
+) -> list[dict[str, Any]]:
     if tools is None:
         from scigate.tools._library import load_library
 
         tools = load_library()
     items = tools.values() if isinstance(tools, dict) else tools
-    records = [ontology_record(t) for t in items]
-    by_category: dict[str, list[dict[str, Any]]] = {}
-    for rec in sorted(records, key=lambda r: r["name"]):
-        by_category.setdefault(rec["category"] or "", []).append(rec)
-    rng = random.Random(seed)
-    known: dict[str, dict[str, Any]] = {}
-    unknown: dict[str, UnknownTool] = {}
-    for category in sorted(by_category):
-        group = by_category[category]
-        rng.shuffle(group)
-        n_known = int(known_ratio * len(group) + 0.5)
-        for rec in group[:n_known]:
-            known[rec["name"]] = rec
-        for rec in group[n_known:]:
-            unknown[rec["name"]] = UnknownTool(
-                name=rec["name"],
-                functionality=sparse_functionality(rec["functionality"]),
-                inputs=list(rec["inputs"]),
-                outputs=list(rec["outputs"]),
-            )
-    return ToolSplit(seed=seed, known_ratio=known_ratio, known=known, unknown=unknown)
+    return [ontology_record(t) for t in items]
