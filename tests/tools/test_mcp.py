@@ -61,3 +61,49 @@ async def test_serve_over_stdio_in_a_subprocess(tmp_path) -> None:  # type: igno
         )
     assert "ConvertUnits" in listed
     assert result.structured_content == {"ok": True, "value": 100.0, "display": "100"}
+
+
+async def test_serve_over_streamable_http_on_loopback() -> None:
+    """`scigate tools serve-mcp --transport http` answers an MCP client on 127.0.0.1."""
+    import asyncio
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "scigate",
+            "tools",
+            "serve-mcp",
+            "--transport",
+            "http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(150):  # the server needs a few seconds to load the library
+            await asyncio.sleep(0.2)
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+        else:
+            raise AssertionError("the MCP HTTP server did not start")
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            names = {t.name for t in await client.list_tools()}
+            result = await client.call_tool("SMILESToWeight", {"smiles": "CCO"})
+        assert "SMILESToWeight" in names and len(names) > 150
+        assert result.structured_content["ok"] is True
+        assert abs(result.structured_content["value"] - 46.069) < 1e-3
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
