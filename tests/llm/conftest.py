@@ -1,46 +1,12 @@
-"""Offline fixtures for the model layer.
-
-The openai and anthropic SDKs send through httpx2/httpcore2, which respx does not patch
-out of the box; `HTTPCore2Mocker` teaches respx to intercept httpcore2 connection pools
-the way it intercepts httpcore, so routes replay real wire formats to the real SDKs.
-"""
+"""Offline fixtures for the model layer (the respx `api` router is in tests/conftest.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import httpcore2
 import pytest
-import respx
-from respx.mocks import HTTPCoreMocker, Mocker
 
 MODELS = Path(__file__).parent / "models" / "policies.py"
-
-if "httpcore2" not in Mocker.registry:
-
-    class HTTPCore2Mocker(HTTPCoreMocker):
-        name = "httpcore2"
-        targets = [  # noqa: RUF012 - respx's class attribute
-            "httpcore2._async.connection.AsyncHTTPConnection",
-            "httpcore2._async.connection_pool.AsyncConnectionPool",
-            "httpcore2._async.http_proxy.AsyncHTTPProxy",
-        ]
-
-        @classmethod
-        def from_sync_httpx_response(cls, httpx_response, target, **kwargs):
-            return httpcore2.Response(
-                status=httpx_response.status_code,
-                headers=httpx_response.headers.raw,
-                content=httpx_response.stream,
-                extensions=httpx_response.extensions,
-            )
-
-
-@pytest.fixture
-def api():
-    """A respx router that intercepts the SDKs' requests; anything unrouted fails."""
-    with respx.mock(using="httpcore2", assert_all_called=False) as router:
-        yield router
 
 
 @pytest.fixture
