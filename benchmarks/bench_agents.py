@@ -1,7 +1,8 @@
 """Per-task LLM calls, prompt tokens and wall time outside the model, for every method.
 
 Runs the seven methods on the fixed 20-task scripted benchmark with the scripted
-python/ model (real tool execution, 50/50 known/unknown split, seed 0) and prints them
+python/ model (real tool execution, the library's category-stratified 50/50 known/unknown
+split `scigate.tools.make_split`, seed 0) and prints them
 beside the paper's Table A4 (GPT-5.4-mini on OpenSciToolBench). Token counts of a
 python/ model are estimates (4 characters a token), so compare ratios, not absolutes.
 

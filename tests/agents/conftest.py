@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from scigate.agents import Task, hashing_embedder, library_tools
+from scigate.agents import Task, library_tools
+from scigate.tools import make_embedder
 
 MODELS = Path(__file__).parent / "models" / "scripted.py"
 
@@ -23,7 +24,7 @@ def tools():
 
 @pytest.fixture(scope="session")
 def embedder():
-    return hashing_embedder()
+    return make_embedder("builtin")
 
 
 @pytest.fixture

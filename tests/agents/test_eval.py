@@ -210,4 +210,6 @@ def test_cli_run_shows_trajectory(tmp_path, capsys):
         standalone_mode=False,
     )
     text = capsys.readouterr().out
-    assert "gate" in text and "SMILESToInChI" in text and "LFQSCWFLJHTTHZ-UHFFFAOYSA-N" in text
+    assert (
+        "gate" in text and "ConvertSmilesToInchi" in text and "LFQSCWFLJHTTHZ-UHFFFAOYSA-N" in text
+    )

@@ -72,7 +72,9 @@ async def test_evo_complex_chain_with_gate(tools, model, embedder, tmp_path):
         "convert SMILES string to standard InChI",
         "convert InChI string into InChIKey",
     ]
-    assert traj.chain == ["SMILESToInChI", "InChIToInChIKey"]
+    # the library's retrieval ranks ConvertSmilesToInchi (the catalogue's second name for
+    # SMILESToInChI, same function) first for this request; the rerank takes the top tie
+    assert traj.chain == ["ConvertSmilesToInchi", "InChIToInChIKey"]
     assert [d.arm for d in traj.decisions] == ["known", "known"]
     assert all(len(d.x) == 4 and d.x[3] == pytest.approx(0.5) for d in traj.decisions)
     assert traj.steps[1].arguments == [{"inchi": traj.steps[0].outputs[0]}]
@@ -81,17 +83,23 @@ async def test_evo_complex_chain_with_gate(tools, model, embedder, tmp_path):
     agent.close()
 
 
-async def test_evo_explores_unknown_tool_and_migrates_it(tools, model, embedder, tmp_path):
+def _agent_without_inchikey_tools(tools, embedder, tmp_path, **config) -> EvoAgent:
+    """An exploring agent whose known graph lacks both tools that make an InChIKey."""
     agent = EvoAgent.open(
         tmp_path / "m.db",
         tools,
         known_ratio=1.0,
         embedder=embedder,
-        config=EvoConfig(gate="explore", routing=False),
+        config=EvoConfig(gate="explore", routing=False, **config),
     )
     agent.space = ToolSpace(
         tools, set(tools) - {"InChIToInChIKey", "SMILESToInChIKey"}, embedder=embedder
     )
+    return agent
+
+
+async def test_evo_explores_unknown_tool_and_migrates_it(tools, model, embedder, tmp_path):
+    agent = _agent_without_inchikey_tools(tools, embedder, tmp_path)
     task = Task(
         question=f"What is the InChIKey of {ETHANOL_INCHI}?",
         parameter=ETHANOL_INCHI,
@@ -104,21 +112,16 @@ async def test_evo_explores_unknown_tool_and_migrates_it(tools, model, embedder,
     assert answer_match(traj.answer, task) is True
     assert agent.space.is_known("InChIToInChIKey")
     assert "InChIToInChIKey" in agent.memory.migrations()
+    # memory holds exactly the record that entered the known graph
+    record = agent.memory.migrations()["InChIToInChIKey"]
+    assert record == agent.space.ontology("InChIToInChIKey") and record["category"] == "chemistry"
+    assert agent.space.graph.producers("InChIKey") == ["InChIToInChIKey"]
     assert agent.exploration_prior > 0.5
     agent.close()
 
 
 async def test_evo_without_inference_migration(tools, model, embedder, tmp_path):
-    agent = EvoAgent.open(
-        tmp_path / "m.db",
-        tools,
-        known_ratio=1.0,
-        embedder=embedder,
-        config=EvoConfig(gate="explore", routing=False, inference_migration=False),
-    )
-    agent.space = ToolSpace(
-        tools, set(tools) - {"InChIToInChIKey", "SMILESToInChIKey"}, embedder=embedder
-    )
+    agent = _agent_without_inchikey_tools(tools, embedder, tmp_path, inference_migration=False)
     task = Task(question=f"What is the InChIKey of {ETHANOL_INCHI}?", parameter=ETHANOL_INCHI)
     traj = await agent.solve(AgentContext(model=model, space=agent.space), task)
     assert traj.executed_ok

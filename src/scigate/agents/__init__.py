@@ -10,7 +10,6 @@ from scigate.agents._baselines import (
     run_scitoolagent,
 )
 from scigate.agents._context import AgentContext
-from scigate.agents._embed import cosine, default_embedder, hashing_embedder
 from scigate.agents._eval import (
     METHODS,
     EvalConfig,
@@ -28,10 +27,10 @@ from scigate.agents._eval import (
 from scigate.agents._evo import AccumulationReport, EvoAgent, EvoConfig
 from scigate.agents._executor import execute_chain, run_step, summarize
 from scigate.agents._gate import LinUCBGate
-from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill
+from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill, cosine
 from scigate.agents._records import GateDecision, Task, ToolStep, Trajectory, Usage
 from scigate.agents._scoring import answer_match, lcs_length, tool_scores
-from scigate.agents._toolspace import ToolSpace, library_tools, seeded_split, sparse_functionality
+from scigate.agents._toolspace import ToolSpace, library_tools
 
 __all__ = [
     "BASELINES",
@@ -57,10 +56,8 @@ __all__ = [
     "answer_match",
     "check_method",
     "cosine",
-    "default_embedder",
     "evaluate",
     "execute_chain",
-    "hashing_embedder",
     "judge_answer",
     "lcs_length",
     "library_tools",
@@ -74,8 +71,6 @@ __all__ = [
     "run_reflexion",
     "run_scitoolagent",
     "run_step",
-    "seeded_split",
-    "sparse_functionality",
     "summarize",
     "summarize_rows",
     "tool_scores",

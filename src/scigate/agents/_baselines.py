@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from scigate.agents._context import AgentContext
-from scigate.agents._executor import execute_chain, format_steps, summarize
+from scigate.agents._executor import conclude, execute_chain, format_steps
 from scigate.agents._prompts import GAPS, PLAN, PLAN_DIRECT, REACT_SYSTEM, REFLECT
 from scigate.agents._records import Task, ToolStep, Trajectory
 
@@ -42,10 +43,7 @@ def _unknown_for(ctx: AgentContext, queries: list[str]) -> list[str]:
 
 async def _finish(ctx: AgentContext, task: Task, traj: Trajectory, started: float) -> Trajectory:
     traj.steps, traj.executed_ok = await execute_chain(ctx, task, traj.chain)
-    traj.answer = await summarize(ctx, task, traj.steps)
-    traj.usage, traj.events = ctx.usage, ctx.events
-    traj.wall_seconds = time.perf_counter() - started
-    return traj
+    return await conclude(ctx, task, traj, started)
 
 
 async def run_direct(ctx: AgentContext, task: Task) -> Trajectory:
@@ -66,10 +64,16 @@ async def run_direct(ctx: AgentContext, task: Task) -> Trajectory:
     return await _finish(ctx, task, traj, started)
 
 
-async def run_cot(ctx: AgentContext, task: Task) -> Trajectory:
-    """CoT: reason over the known set, then over unknown candidates for the gaps, merge a chain."""
-    started = time.perf_counter()
-    known = sorted(ctx.space.known)
+async def _plan_with_gaps(
+    ctx: AgentContext,
+    task: Task,
+    traj: Trajectory,
+    known: list[str],
+    merge: Callable[[list[str], list[str]], str],
+    started: float,
+) -> Trajectory:
+    """Plan over the `known` tools; for the operations they leave open, retrieve unknown
+    candidates and let the model merge a chain from the prompt `merge(chain, unknown)`."""
     first = await ctx.ask_json(
         GAPS.format(question=task.prompt_text(), known_tools=_lines(ctx, known)),
         purpose="plan-known",
@@ -79,20 +83,28 @@ async def run_cot(ctx: AgentContext, task: Task) -> Trajectory:
     if missing:
         unknown = _unknown_for(ctx, missing)
         ctx.emit("candidates", request="; ".join(missing), unknown=unknown)
-        reply = await ctx.ask_json(
-            PLAN.format(
-                question=task.prompt_text(),
-                experience_block="",
-                known_tools=_lines(ctx, chain),
-                unknown_tools=_lines(ctx, unknown),
-                error_block="",
-            ),
-            purpose="plan-merge",
-        )
+        reply = await ctx.ask_json(merge(chain, unknown), purpose="plan-merge")
         chain = _chain(ctx, reply) or chain
-    traj = Trajectory(method="cot", question=task.question, chain=chain, requests=missing)
+    traj.chain, traj.requests = chain, missing
     ctx.emit("chain", chain=traj.chain)
     return await _finish(ctx, task, traj, started)
+
+
+async def run_cot(ctx: AgentContext, task: Task) -> Trajectory:
+    """CoT: reason over the known set, then over unknown candidates for the gaps, merge a chain."""
+    started = time.perf_counter()
+
+    def merge(chain: list[str], unknown: list[str]) -> str:
+        return PLAN.format(
+            question=task.prompt_text(),
+            experience_block="",
+            known_tools=_lines(ctx, chain),
+            unknown_tools=_lines(ctx, unknown),
+            error_block="",
+        )
+
+    traj = Trajectory(method="cot", question=task.question)
+    return await _plan_with_gaps(ctx, task, traj, sorted(ctx.space.known), merge, started)
 
 
 async def run_rag(ctx: AgentContext, task: Task) -> Trajectory:
@@ -100,34 +112,27 @@ async def run_rag(ctx: AgentContext, task: Task) -> Trajectory:
     started = time.perf_counter()
     known = [n for n, _ in ctx.space.retrieve(task.question, k=2 * MAX_TOOLS)]
     ctx.emit("candidates", request=task.question, known=known)
-    first = await ctx.ask_json(
-        GAPS.format(question=task.prompt_text(), known_tools=_lines(ctx, known)),
-        purpose="plan-known",
-    )
-    chain = _chain(ctx, first)
-    missing = [str(m) for m in (first or {}).get("missing") or [] if str(m).strip()]
-    if missing:
-        unknown = _unknown_for(ctx, missing)
-        ctx.emit("candidates", request="; ".join(missing), unknown=unknown)
-        reply = await ctx.ask_json(
-            PLAN_DIRECT.format(
-                question=task.prompt_text(),
-                known_tools=_lines(ctx, known),
-                unknown_tools=_lines(ctx, unknown),
-            ),
-            purpose="plan-merge",
+
+    def merge(chain: list[str], unknown: list[str]) -> str:
+        return PLAN_DIRECT.format(
+            question=task.prompt_text(),
+            known_tools=_lines(ctx, known),
+            unknown_tools=_lines(ctx, unknown),
         )
-        chain = _chain(ctx, reply) or chain
-    traj = Trajectory(method="rag", question=task.question, chain=chain, requests=missing)
-    ctx.emit("chain", chain=traj.chain)
-    return await _finish(ctx, task, traj, started)
+
+    traj = Trajectory(method="rag", question=task.question)
+    return await _plan_with_gaps(ctx, task, traj, known, merge, started)
 
 
 async def run_scitoolagent(ctx: AgentContext, task: Task) -> Trajectory:
     """SciToolAgent: KG retrieval (top 5, ≤3 I/O hops, ≤10 tools), plan, execute; ≤3 attempts."""
     started = time.perf_counter()
-    seeds = [n for n, _ in ctx.space.retrieve(task.question, k=MAX_TOOLS)]
-    known = ctx.space.expand(seeds, hops=SCITOOLAGENT_HOPS, limit=SCITOOLAGENT_LIMIT)
+    known = [
+        n
+        for n, _ in ctx.space.retrieve(
+            task.question, k=MAX_TOOLS, hops=SCITOOLAGENT_HOPS, limit=SCITOOLAGENT_LIMIT
+        )
+    ]
     unknown = _unknown_for(ctx, [task.question])
     ctx.emit("candidates", request=task.question, known=known, unknown=unknown)
     traj = Trajectory(method="scitoolagent", question=task.question)
@@ -151,10 +156,7 @@ async def run_scitoolagent(ctx: AgentContext, task: Task) -> Trajectory:
         failed = [s for s in traj.steps if not s.ok]
         why = failed[0].error if failed else "the plan was empty"
         error_block = f"A previous plan {json.dumps(traj.chain)} failed: {why}\nPlan again.\n"
-    traj.answer = await summarize(ctx, task, traj.steps)
-    traj.usage, traj.events = ctx.usage, ctx.events
-    traj.wall_seconds = time.perf_counter() - started
-    return traj
+    return await conclude(ctx, task, traj, started)
 
 
 # -- ReAct / Reflexion ------------------------------------------------------------------------
@@ -263,10 +265,7 @@ async def run_react(ctx: AgentContext, task: Task) -> Trajectory:
     """ReAct: Thought–Action–Observation with the library tools as function tools."""
     started = time.perf_counter()
     traj, _ = await _react_trial(ctx, task, [])
-    traj.answer = await summarize(ctx, task, traj.steps)
-    traj.usage, traj.events = ctx.usage, ctx.events
-    traj.wall_seconds = time.perf_counter() - started
-    return traj
+    return await conclude(ctx, task, traj, started)
 
 
 async def run_reflexion(ctx: AgentContext, task: Task) -> Trajectory:
@@ -290,10 +289,7 @@ async def run_reflexion(ctx: AgentContext, task: Task) -> Trajectory:
         reflections.append((out.text or "").strip())
         ctx.emit("reflection", text=reflections[-1])
     traj.method = "reflexion"
-    traj.answer = await summarize(ctx, task, traj.steps)
-    traj.usage, traj.events = ctx.usage, ctx.events
-    traj.wall_seconds = time.perf_counter() - started
-    return traj
+    return await conclude(ctx, task, traj, started)
 
 
 BASELINES = {

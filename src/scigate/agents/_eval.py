@@ -20,9 +20,9 @@ from scigate.agents._parse import extract_json
 from scigate.agents._prompts import JUDGE, SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
 from scigate.agents._scoring import answer_match, canonical_names, tool_scores
-from scigate.agents._toolspace import ToolSpace, seeded_split
+from scigate.agents._toolspace import ToolSpace
 from scigate.errors import BadInput
-from scigate.tools import Tool
+from scigate.tools import Embedder, Tool, make_split
 
 METHODS = ("direct", "cot", "rag", "react", "reflexion", "scitoolagent", "evo")
 
@@ -218,7 +218,7 @@ async def evaluate(
     train: list[Task] | None = None,
     judge: ModelLike | None = None,
     on_task: Callable[[dict[str, Any], Trajectory], None] | None = None,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
 ) -> EvalResult:
     """Run `config.method` over the tasks `config.runs` times and score every answer."""
     check_method(config.method)
@@ -257,7 +257,7 @@ async def evaluate(
             else:
                 space = ToolSpace(
                     tools,
-                    seeded_split(tools, config.known_ratio, config.split_seed),
+                    make_split(tools, seed=config.split_seed, known_ratio=config.known_ratio),
                     embedder=embedder,
                 )
             try:

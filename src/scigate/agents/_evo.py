@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 
 from scigate.agents._context import AgentContext
-from scigate.agents._embed import Embedder, default_embedder
-from scigate.agents._executor import execute_chain, format_steps, summarize
+from scigate.agents._executor import conclude, execute_chain, format_steps
 from scigate.agents._gate import LinUCBGate
-from scigate.agents._memory import Experience, Memory, Skill
+from scigate.agents._memory import Experience, Memory, Skill, cosine, near_duplicate
 from scigate.agents._parse import as_float, numbered_items, truncate_words
 from scigate.agents._prompts import (
     ACTIVE_REQUEST,
@@ -32,8 +31,8 @@ from scigate.agents._prompts import (
     UNKNOWN_PICK,
 )
 from scigate.agents._records import GateDecision, Task, Trajectory
-from scigate.agents._toolspace import ToolSpace, seeded_split, sparse_functionality
-from scigate.tools import Tool
+from scigate.agents._toolspace import ToolSpace
+from scigate.tools import Embedder, Tool, make_split
 
 REQUEST_WORDS = 15
 DOMAINS = ("biology", "chemistry", "materials")
@@ -94,7 +93,7 @@ class EvoAgent:
         self.space = space
         self.memory = memory
         self.config = config or EvoConfig()
-        self.embed = embedder or space.embed
+        self.embedder = embedder or space.embedder
         self.gate = LinUCBGate(policy=self.config.gate)
         self.explore_stats = {"attempts": 0, "successes": 0}
         self._skills: list[Skill] = []
@@ -120,14 +119,13 @@ class EvoAgent:
     ) -> EvoAgent:
         """Open (or create) a memory file and the tool space it describes."""
         memory = Memory(memory_path)
-        if not memory.has_split():
-            known = seeded_split(tools, known_ratio, split_seed)
-            memory.save_split(known, set(tools) - known, ratio=known_ratio, seed=split_seed)
-        known = memory.known_tools() & set(tools)
-        # tools added to the library after the split was made start unknown
-        space = ToolSpace(
-            tools, known, ontologies=memory.migrations(), embedder=embedder or default_embedder()
-        )
+        split = memory.split(tools)
+        if split is None:
+            split = make_split(tools, seed=split_seed, known_ratio=known_ratio)
+            memory.save_split(split)
+        space = ToolSpace(tools, split, embedder=embedder)
+        for name, ontology in memory.migrations().items():
+            space.migrate(name, ontology)
         return cls(space, memory, config)
 
     def close(self) -> None:
@@ -151,7 +149,7 @@ class EvoAgent:
         return (s + 1) / (n + 2)
 
     def _vec(self, text: str) -> list[float]:
-        return [float(v) for v in np.asarray(self.embed([text])[0])]
+        return [float(v) for v in np.asarray(self.embedder.embed([text])[0])]
 
     # -- inference --------------------------------------------------------------------------------
 
@@ -184,19 +182,16 @@ class EvoAgent:
         traj.steps, traj.executed_ok = await execute_chain(
             ctx, task, traj.chain, max_retries=self.config.max_retries
         )
-        traj.answer = await summarize(ctx, task, traj.steps)
-        traj.usage, traj.events = ctx.usage, ctx.events
-        traj.wall_seconds = time.perf_counter() - started
-        return traj
+        return await conclude(ctx, task, traj, started)
 
     async def _skill_route(
         self, ctx: AgentContext, task: Task, traj: Trajectory
     ) -> list[str] | None:
         if not self.config.skills or not self._skills:
             return None
-        q = np.asarray(self._vec(task.question))
+        q = self._vec(task.question)
         scored = sorted(
-            ((float(np.asarray(s.embedding) @ q), s) for s in self._skills if s.embedding),
+            ((cosine(s.embedding, q), s) for s in self._skills if s.embedding),
             key=lambda p: -p[0],
         )
         if not scored or scored[0][0] < self.config.skill_threshold:
@@ -241,10 +236,15 @@ class EvoAgent:
     def _tool_lines(self, names: list[str]) -> str:
         return "\n".join(f"- {self.space.describe(n)}" for n in names) or "(none)"
 
+    def _retrieve_known(self, query: str) -> list[tuple[str, float]]:
+        """Known-graph retrieval: top-K, then the subgraph one I/O hop around them."""
+        return self.space.retrieve(
+            query, k=self.config.max_tools, hops=1, limit=self.config.expand_limit
+        )
+
     async def _plan_simple(self, ctx: AgentContext, task: Task) -> list[str]:
         """CoT planning over retrieved known tools (expanded) and retrieved unknown tools."""
-        seeds = [n for n, _ in self.space.retrieve(task.question, k=self.config.max_tools)]
-        known = self.space.expand(seeds, limit=self.config.expand_limit)
+        known = [n for n, _ in self._retrieve_known(task.question)]
         unknown = [
             n
             for n, _ in self.space.retrieve(task.question, k=self.config.max_tools, among="unknown")
@@ -273,8 +273,8 @@ class EvoAgent:
             if e.kind == "domain" and (not task.domain or e.domain == task.domain)
         ]
         if domain:
-            q = np.asarray(self._vec(task.question))
-            domain = sorted(domain, key=lambda e: -float(np.asarray(e.embedding) @ q))
+            q = self._vec(task.question)
+            domain = sorted(domain, key=lambda e: -cosine(e.embedding, q))
             domain = domain[: self.config.experience_top_k]
         lines = [f"- {e.guidance}" for e in general]
         lines += [f"- [{e.domain}] {e.text}" for e in domain]
@@ -327,7 +327,7 @@ class EvoAgent:
         ranked = sorted(candidates, key=lambda n: -scores.get(n, 0.0))
         s1 = scores.get(ranked[0], 0.0)
         s2 = scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
-        cat = self.space.ontology(ranked[0])["category"]
+        cat = self.space.ontology(ranked[0]).get("category")
         align = 1.0 if task.domain and cat == task.domain else 0.5
         return ranked[0], s1, max(0.0, min(1.0, 0.5 + (s1 - s2))), align
 
@@ -337,11 +337,8 @@ class EvoAgent:
         ctx.emit("requests", requests=traj.requests)
         chain: list[str] = []
         for request in traj.requests:
-            retrieved = self.space.retrieve(request, k=self.config.max_tools)
-            scores = dict(retrieved)
-            candidates = self.space.expand(
-                [n for n, _ in retrieved], limit=self.config.expand_limit
-            )
+            scores = dict(self._retrieve_known(request))
+            candidates = list(scores)
             prev_out = self.space.io_types(chain[-1])[1] if chain else []
             expected = f"\nExpected input type: {', '.join(prev_out)}" if prev_out else ""
             if candidates:
@@ -401,11 +398,10 @@ class EvoAgent:
             self.gate.record_task(known_failed=not success)
         if success and migrate:
             for name in dict.fromkeys(traj.unknown_tools_used):
-                if self.space.is_known(name):
+                if name not in self.space.unknown:
                     continue
-                onto = await self._complete_ontology(ctx, name, traj)
-                self.space.migrate(name, onto)
-                if self.memory is not None:
+                onto = self.space.migrate(name, await self._complete_ontology(ctx, name, traj))
+                if self.memory is not None and onto is not None:
                     self.memory.migrate_tool(name, onto)
                 out["migrated"].append(name)
                 ctx.emit("migrate", tool=name, ontology=onto)
@@ -430,7 +426,7 @@ class EvoAgent:
     async def _complete_ontology(
         self, ctx: AgentContext, name: str, traj: Trajectory
     ) -> dict[str, Any]:
-        spec = self.space.tools[name].spec
+        seen = self.space.ontology(name)  # name, sparse functionality, I/O types
         steps = [s for s in traj.steps if s.tool == name]
         reply = (
             await ctx.ask_json(
@@ -443,12 +439,10 @@ class EvoAgent:
         )
         as_list = lambda v, d: [str(x) for x in v] if isinstance(v, list) and v else d  # noqa: E731
         return {
-            "functionality": str(
-                reply.get("functionality") or sparse_functionality(spec.functionality)
-            ),
-            "inputs": as_list(reply.get("inputs"), list(spec.inputs)),
-            "outputs": as_list(reply.get("outputs"), list(spec.outputs)),
-            "category": str(reply.get("category") or spec.category),
+            "functionality": str(reply.get("functionality") or seen["functionality"]),
+            "inputs": as_list(reply.get("inputs"), list(seen["inputs"])),
+            "outputs": as_list(reply.get("outputs"), list(seen["outputs"])),
+            "category": str(reply.get("category") or ""),
             "objects": as_list(reply.get("objects"), []),
             "scenarios": as_list(reply.get("scenarios"), []),
         }
@@ -584,9 +578,7 @@ class EvoAgent:
 
 
 def _add_unique(pool: list[Experience], exp: Experience, threshold: float) -> bool:
-    from scigate.agents._embed import cosine
-
-    if any(cosine(e.embedding, exp.embedding) > threshold for e in pool):
+    if near_duplicate(exp.embedding, (e.embedding for e in pool), threshold):
         return False
     pool.append(exp)
     return True

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 from scigate.agents._context import AgentContext
 from scigate.agents._parse import final_answer
 from scigate.agents._prompts import ARGUMENTS, SUMMARY
-from scigate.agents._records import Task, ToolStep
+from scigate.agents._records import Task, ToolStep, Trajectory
 
 MAX_RETRIES = 2
 _VALUE_CHARS = 1500
@@ -135,3 +136,11 @@ async def summarize(ctx: AgentContext, task: Task, steps: list[ToolStep]) -> str
     answer = final_answer(out.text)
     ctx.emit("answer", answer=answer)
     return answer
+
+
+async def conclude(ctx: AgentContext, task: Task, traj: Trajectory, started: float) -> Trajectory:
+    """Answer from the trajectory's steps, then record its usage, events and wall time."""
+    traj.answer = await summarize(ctx, task, traj.steps)
+    traj.usage, traj.events = ctx.usage, ctx.events
+    traj.wall_seconds = time.perf_counter() - started
+    return traj

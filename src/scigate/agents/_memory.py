@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from scigate.agents._embed import cosine
 from scigate.errors import BadInput
+from scigate.tools import Tool, ToolSplit
 
 #: "SGEM" as a big-endian int32: marks a file as a scigate agent memory.
 APPLICATION_ID = 0x5347454D
@@ -61,6 +62,24 @@ CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);  -- JSON: gate, 
 """
 
 MIGRATIONS = [_V1]
+
+
+def cosine(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """Cosine similarity of two vectors (0 when either is zero or their lengths differ)."""
+    va, vb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    na, nb = np.linalg.norm(va), np.linalg.norm(vb)
+    if na == 0 or nb == 0 or va.shape != vb.shape:
+        return 0.0
+    return float(va @ vb / (na * nb))
+
+
+def near_duplicate(
+    vector: Sequence[float] | np.ndarray,
+    others: Iterable[Sequence[float] | np.ndarray],
+    threshold: float = DEDUP_THRESHOLD,
+) -> bool:
+    """True when some vector of `others` has cosine similarity above `threshold`."""
+    return any(cosine(vector, o) > threshold for o in others)
 
 
 class Skill(BaseModel):
@@ -184,25 +203,42 @@ class Memory:
     def has_split(self) -> bool:
         return self.conn.execute("SELECT count(*) FROM tools").fetchone()[0] > 0
 
-    def save_split(self, known: set[str], unknown: set[str], *, ratio: float, seed: int) -> None:
-        """Record the initial known/unknown split (replaces any existing one)."""
+    def save_split(self, split: ToolSplit) -> None:
+        """Record a known/unknown split, its migrations included (replaces any existing one)."""
         now = time.time()
+        migrated = set(split.migrated)
         stmts: list[tuple[str, tuple[Any, ...]]] = [("DELETE FROM tools", ())]
         stmts += [
-            ("INSERT INTO tools (name, known, updated_at) VALUES (?, 1, ?)", (n, now))
-            for n in sorted(known)
+            (
+                "INSERT INTO tools (name, known, migrated, ontology, updated_at) VALUES (?, 1, ?, ?, ?)",
+                (n, int(n in migrated), json.dumps(rec) if n in migrated else None, now),
+            )
+            for n, rec in sorted(split.known.items())
         ]
         stmts += [
             ("INSERT INTO tools (name, known, updated_at) VALUES (?, 0, ?)", (n, now))
-            for n in sorted(unknown)
+            for n in split.unknown_names
         ]
         stmts += [
             (
                 "INSERT INTO meta VALUES ('split', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (json.dumps({"ratio": ratio, "seed": seed}),),
+                (json.dumps({"ratio": split.known_ratio, "seed": split.seed}),),
             ),
         ]
         self._tx(stmts)
+
+    def split(self, tools: dict[str, Tool]) -> ToolSplit | None:
+        """The saved split over `tools` before its migrations (replay `migrations()` on it);
+        tools added to the library since it was saved are unknown. None before `save_split`."""
+        if not self.has_split():
+            return None
+        config = self.split_config() or {}
+        return ToolSplit.from_known(
+            tools,
+            self.known_tools() - set(self.migrations()),
+            seed=int(config.get("seed", 0)),
+            known_ratio=config.get("ratio"),
+        )
 
     def split_config(self) -> dict[str, Any] | None:
         raw = self.get_meta("split")
@@ -282,9 +318,8 @@ class Memory:
 
     def add_experience(self, exp: Experience, *, threshold: float = DEDUP_THRESHOLD) -> bool:
         """Add an experience unless one already stored has cosine similarity above `threshold`."""
-        for old in self.experiences():
-            if cosine(old.embedding, exp.embedding) > threshold:
-                return False
+        if near_duplicate(exp.embedding, (e.embedding for e in self.experiences()), threshold):
+            return False
         self._tx(
             [
                 (
@@ -335,7 +370,7 @@ class Memory:
         drop: list[int] = []
         for e in self.experiences():
             v = np.asarray(e.embedding)
-            if any(cosine(v, k) > threshold for k in kept):
+            if near_duplicate(v, kept, threshold):
                 drop.append(int(e.id or 0))
             else:
                 kept.append(v)

@@ -27,7 +27,6 @@ from scigate.agents import (
     load_bench,
     render_markdown,
     run_method,
-    seeded_split,
     write_result,
 )
 from scigate.errors import BadInput
@@ -171,7 +170,9 @@ def run_cmd(
             )
             space = agent.space
         else:
-            space = ToolSpace(tools, seeded_split(tools, known_ratio, split_seed))
+            from scigate.tools import make_split
+
+            space = ToolSpace(tools, make_split(tools, seed=split_seed, known_ratio=known_ratio))
         ctx = AgentContext(
             model=llm,
             space=space,

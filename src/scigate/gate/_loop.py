@@ -50,6 +50,11 @@ class LoopConfig(BaseModel):
     fem_workers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     families: list[str] | None = None
 
+    @property
+    def has_solver(self) -> bool:
+        """Whether a tool-enabled solver (gate 3) is configured."""
+        return bool(self.solver or self.solver_cmd)
+
     def check(self) -> None:
         """Reject impossible settings with one clear line."""
         if self.rounds < 0:
@@ -96,12 +101,15 @@ class Funnel(BaseModel):
     unique: int = 0
     duplicates: int = 0
     errors: int = 0
+    tool_gate: bool = True  # False: no solver configured, nothing can be "solved"
 
     def line(self) -> str:
         """One line for the progress bar."""
         parts = [f"gen {self.generated}", f"verified {self.verified}"]
         parts += [f"{_short(s)} {n}" for s, n in self.screens.items()]
-        parts += [f"solved {self.solved}", f"unique {self.unique}"]
+        if self.tool_gate:
+            parts.append(f"solved {self.solved}")
+        parts.append(f"unique {self.unique}")
         return " · ".join(parts)
 
 
@@ -187,7 +195,7 @@ async def run_loop(
     done = store.done_rounds(run_id)
     todo = [r for r in range(cfg.rounds) if r not in done]
     ctx = _Context(cfg, store, run_id, cfg.rounds, progress)
-    ctx.funnel = funnel_of_run(store, run_id, cfg.screens)
+    ctx.funnel = funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
     ctx.done = len(done)
     generator = make_generator(cfg, ctx.domain, store, run_id)
     try:
@@ -196,7 +204,7 @@ async def run_loop(
         store.set_run_status(run_id, "interrupted")
         raise
     store.set_run_status(run_id, "finished")
-    return run_id, funnel_of_run(store, run_id, cfg.screens)
+    return run_id, funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
 
 
 async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
@@ -217,7 +225,9 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
                 seconds=time.perf_counter() - t0,
             )
             ctx.funnel.errors += 1
-        ctx.funnel = funnel_of_run(ctx.store, ctx.run_id, ctx.cfg.screens)
+        ctx.funnel = funnel_of_run(
+            ctx.store, ctx.run_id, ctx.cfg.screens, tool_gate=ctx.cfg.has_solver
+        )
         ctx.tick()
 
 
@@ -396,9 +406,9 @@ def candidate_from_record(rec: Any) -> Candidate:
     )
 
 
-def funnel_of_run(store: Any, run_id: str, screens: list[str]) -> Funnel:
+def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: bool = True) -> Funnel:
     """The funnel of one run, from the database."""
-    f = Funnel(screens={s: 0 for s in screens})
+    f = Funnel(screens={s: 0 for s in screens}, tool_gate=tool_gate)
     attempts = store.attempts(run_id)
     results = store.gate_results(run_id=run_id)
     by_cand: dict[str, dict[tuple[str, str], str]] = {}
@@ -510,6 +520,7 @@ async def rescreen(
         raise
     store.set_run_status(run_id, "finished")
     f = funnel_of_run_rescreen(store, run_id, screens, len(verified))
+    f.tool_gate = cfg.has_solver
     return run_id, f
 
 
