@@ -34,8 +34,7 @@ def demo(
     ),
 ) -> None:
     """Generate template candidates, verify them, run the cue screens, write the report."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from scigate.cli._progress import funnel_progress
     from scigate.gate._export import export_jsonl
     from scigate.gate._loop import LoopConfig, run_loop
     from scigate.gate._report import build_report
@@ -68,20 +67,7 @@ def demo(
         + (f", solver: {solver}" if solver else " (no tool-enabled solver configured)")
     )
     store = Store(db)
-    progress = Progress(
-        TextColumn("[bold]ToolGate[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=console,
-    )
-    with progress:
-        task = progress.add_task("generating and verifying", total=rounds)
-
-        def on_progress(done: int, total: int, funnel) -> None:
-            progress.update(task, completed=done, total=total, description=funnel.line())
-
+    with funnel_progress(console, rounds, "generating and verifying") as on_progress:
         run_id, funnel = asyncio.run(run_loop(cfg, store, resume=not fresh, progress=on_progress))
     files = build_report(store, out / "report")
     n = export_jsonl(store, out / "accepted.jsonl")

@@ -175,18 +175,17 @@ def run_cmd(
     """Rounds of generate, verify, screens, solve; every outcome goes to the run database."""
     import os
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
+    from scigate.cli._progress import funnel_progress
     from scigate.gate._loop import LoopConfig, run_loop
     from scigate.gate._loop import rescreen as do_rescreen
     from scigate.store import Store
 
-    if rescreen and resume and not db.exists():
-        raise BadInput(f"no database to resume: {db}")
     if (resume or rescreen) and not db.exists():
         raise BadInput(f"database not found: {db}")
     if not (resume or rescreen) and generator is None:
         raise BadInput("--generator is required (a model spec or 'templates')")
+    if rescreen and not screen and not solver and not solver_cmd:
+        raise BadInput("--rescreen needs at least one --screen or a solver")
     cfg = LoopConfig(
         domain=domain,
         generator=generator or ("rescreen" if rescreen else "templates"),
@@ -206,24 +205,8 @@ def run_cmd(
     if db.parent and not db.parent.exists():
         db.parent.mkdir(parents=True, exist_ok=True)
     store = Store(db)
-    progress = Progress(
-        TextColumn("[bold]ToolGate[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=Console(stderr=True),
-        transient=False,
-    )
-    with progress:
-        task = progress.add_task("starting", total=rounds or None)
-
-        def on_progress(done: int, total: int, funnel) -> None:
-            progress.update(task, completed=done, total=total, description=funnel.line())
-
+    with funnel_progress(Console(stderr=True), rounds) as on_progress:
         if rescreen:
-            if not screen and not solver and not solver_cmd:
-                raise BadInput("--rescreen needs at least one --screen or a solver")
             run_id, funnel = asyncio.run(
                 do_rescreen(
                     store,
