@@ -233,6 +233,10 @@ def run_cmd(
     _emit(data, as_json, [f"run {run_id} finished: {funnel.line()}", f"database: {db}"])
 
 
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
 def _open_db(db: Path):
     from scigate.store import Store
 
@@ -298,8 +302,14 @@ def audit_cmd(
         )
     console.print(
         f"exact duplicates: {a.duplicate_candidates} in {len(a.exact_duplicates)} groups; "
-        f"Jaccard≥0.7 clusters: {a.jaccard_clusters}, largest {a.largest_cluster_size} "
-        f"({a.largest_cluster_share}); families: {a.families}"
+        f"Jaccard≥{a.jaccard_threshold} clusters: {a.jaccard_clusters}, largest "
+        f"{a.largest_cluster_size} ({_pct(a.largest_cluster_share)}); "
+        f"top family share {_pct(a.top_family_share)}; families: {a.families}"
+    )
+    console.print(
+        f"surviving pool: {a.pool_size} items; top family share {_pct(a.pool_top_family_share)}; "
+        f"largest Jaccard cluster {a.pool_largest_cluster_size} "
+        f"({_pct(a.pool_largest_cluster_share)}); families: {a.pool_families}"
     )
     t = Table(title="Time and tokens per gate")
     for col in ("gate", "model", "items", "agent-hours", "calls", "in tok", "out tok", "cost"):
