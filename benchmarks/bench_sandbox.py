@@ -1,5 +1,10 @@
-"""Sandbox overhead per run: an empty script under `scigate.sandbox.run` against a
-plain `subprocess.run` of the same command, N runs each, median wall time in ms.
+"""Sandbox cost per run, cold and warm, against a plain `subprocess.run`.
+
+Two scripts: an empty one (pure overhead) and a small DOLFINx Poisson solve (what
+ToolGate's verifier and the coding agent mostly run). Runners: plain `subprocess.run`
+of `python script.py`; the sandbox cold (a fresh interpreter under the supervisor, with
+and without bwrap); the sandbox warm (`preload=` the DOLFINx modules: the run is forked
+from a server that imported them once). N rounds each, median wall time in ms.
 
 Run by hand: `.venv/bin/python benchmarks/bench_sandbox.py [N]`.
 """
@@ -11,53 +16,106 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
-from scigate.sandbox import Limits, fresh_workspace, protections, run
+from scigate.sandbox import (
+    Limits,
+    fresh_workspace,
+    protections,
+    run_python,
+    stop_warm_servers,
+    warm_status,
+)
 
-
-def main(n: int = 30) -> None:
-    """Print median ms per run for each runner and the ratio to plain subprocess.
-
-    The runners take turns within each round, so load from other processes on the
-    machine hits all of them alike.
+PRELOAD = ("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix")
+POISSON = textwrap.dedent(
     """
-    cache = Path(tempfile.mkdtemp(prefix="scigate-bench-cache-"))
+    import dolfinx_solver  # noqa: F401
+    import numpy as np
+    import ufl
+    from dolfinx import fem, mesh
+    from dolfinx.fem.petsc import LinearProblem
+    from mpi4py import MPI
+
+    msh = mesh.create_unit_square(MPI.COMM_WORLD, 12, 12)
+    V = fem.functionspace(msh, ("Lagrange", 1))
+    u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
+    x = ufl.SpatialCoordinate(msh)
+    facets = mesh.locate_entities_boundary(msh, 1, lambda x: np.full(x.shape[1], True))
+    bc = fem.dirichletbc(0.0, fem.locate_dofs_topological(V, 1, facets), V)
+    uh = LinearProblem(
+        ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx, (1 + x[0] * x[1]) * v * ufl.dx, bcs=[bc],
+        petsc_options_prefix="p_", petsc_options={"ksp_type": "preonly", "pc_type": "lu"},
+    ).solve()
+    print(f"{fem.assemble_scalar(fem.form(uh * ufl.dx)):.10f}")
+    """
+)
+
+
+def bench(name: str, source: str, n: int, cache: Path) -> None:
+    """Print median ms per run of `source` for every runner, and ratios."""
     ws = fresh_workspace()
-    script = ws / "empty.py"
-    script.write_text("")
-    command = [sys.executable, str(script)]
+    script = ws / "script.py"
+    script.write_text(source)
+    isolated, open_net = Limits(), Limits(network=True)
     runners = {
         "plain subprocess.run": lambda: subprocess.run(
-            command, cwd=ws, capture_output=True, check=True
+            [sys.executable, str(script)],
+            cwd=ws,
+            capture_output=True,
+            check=True,
+            env={"XDG_CACHE_HOME": str(cache), "PATH": "/usr/bin:/bin"},
         ),
-        "sandbox (bwrap if available)": lambda: run(
-            command, workspace=ws, limits=Limits(), cache_dir=cache
+        "sandbox cold (bwrap if available)": lambda: run_python(
+            script=script, workspace=ws, limits=isolated, cache_dir=cache
         ),
-        "sandbox (no bwrap)": lambda: run(
-            command, workspace=ws, limits=Limits(network=True), cache_dir=cache
+        "sandbox cold (no bwrap)": lambda: run_python(
+            script=script, workspace=ws, limits=open_net, cache_dir=cache
+        ),
+        "sandbox warm (bwrap if available)": lambda: run_python(
+            script=script, workspace=ws, limits=isolated, cache_dir=cache, preload=PRELOAD
+        ),
+        "sandbox warm (no bwrap)": lambda: run_python(
+            script=script, workspace=ws, limits=open_net, cache_dir=cache, preload=PRELOAD
         ),
     }
-    times: dict[str, list[float]] = {name: [] for name in runners}
+    times: dict[str, list[float]] = {runner: [] for runner in runners}
+    outputs: dict[str, str] = {}
     try:
-        for runner in runners.values():  # warm-up: imports, bwrap probe
-            runner()
-        for _ in range(n):
-            for name, runner in runners.items():
+        for runner, call in runners.items():  # warm-up: imports, bwrap probe, FFCx, servers
+            result = call()
+            outputs[runner] = result.stdout if isinstance(result.stdout, str) else ""
+        for _ in range(n):  # runners take turns, so load from elsewhere hits all alike
+            for runner, call in runners.items():
                 start = time.perf_counter()
-                runner()
-                times[name].append((time.perf_counter() - start) * 1000)
+                call()
+                times[runner].append((time.perf_counter() - start) * 1000)
     finally:
         shutil.rmtree(ws, ignore_errors=True)
-        shutil.rmtree(cache, ignore_errors=True)
+    sandboxed = {outputs[r] for r in runners if r.startswith("sandbox")}
+    assert len(sandboxed) == 1, outputs  # cold and warm print the same
     plain = statistics.median(times["plain subprocess.run"])
-    print(f"empty python script, {n} rounds, median wall time per run")
-    for name, samples in times.items():
+    cold = statistics.median(times["sandbox cold (bwrap if available)"])
+    print(f"{name}, {n} rounds, median wall time per run")
+    for runner, samples in times.items():
         ms = statistics.median(samples)
-        print(f"  {name:30s} {ms:8.1f} ms   {ms / plain:5.2f}x  (+{ms - plain:.1f} ms)")
+        print(f"  {runner:36s} {ms:8.1f} ms   {ms / plain:5.2f}x plain   {ms / cold:5.2f}x cold")
+
+
+def main(n: int = 20) -> None:
+    cache = Path(tempfile.mkdtemp(prefix="scigate-bench-cache-"))
+    try:
+        bench("empty python script", "", n, cache)
+        bench("small DOLFINx Poisson solve (12x12 P1, LU)", POISSON, n, cache)
+        pools = warm_status()
+        print(f"warm servers: {sum(len(p['servers']) for p in pools)} in {len(pools)} pools")
+    finally:
+        stop_warm_servers()
+        shutil.rmtree(cache, ignore_errors=True)
     print(f"network: {protections()['network (bwrap)']}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 30)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)

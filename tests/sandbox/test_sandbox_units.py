@@ -103,6 +103,9 @@ def test_reasons_in_plain_words() -> None:
     assert _reason(proc_limit=True, killed=300).startswith("exceeded the limit of 256 processes")
     assert _reason(cpu_hit=True, cpu_limit=5.0) == "exceeded the CPU time limit (5 s)"
     assert _reason(spawn_error="no such file").startswith("could not start the command")
+    lost = "warm server 7: the server exited (signal 9)"
+    assert _reason(lost=lost, exit_code=None) == f"the sandbox lost the run: {lost}"
+    assert _reason(lost=lost, timed_out=True).startswith("timed out after 300 s")
 
 
 def test_memory_detection() -> None:

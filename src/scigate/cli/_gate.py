@@ -30,6 +30,9 @@ def _emit(data: dict, as_json: bool, lines: list[str]) -> None:
 def verify_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
     timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit in seconds."),
+    domain: str = typer.Option(
+        "fenicsx", "--domain", help="Domain whose software the solution uses."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Gate 1: run solution.py on a copy without answer.txt and match its output by value."""
@@ -38,7 +41,7 @@ def verify_cmd(
     cand = load_candidate(directory)
     if timeout <= 0:
         raise BadInput("--timeout must be positive")
-    result = verify(cand, timeout=timeout)
+    result = verify(cand, timeout=timeout, domain=domain)
     mark = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
     _emit(
         result.model_dump(),
@@ -107,7 +110,7 @@ def solve_cmd(
     if time_limit <= 0:
         raise BadInput("--time-limit must be positive")
     cand = load_candidate(directory, require_solution=False)
-    note = get_domain(domain).workspace_note
+    get_domain(domain)  # an unknown domain is bad input before any work
     if model is not None:
         result = asyncio.run(
             solve_with_model(
@@ -116,13 +119,13 @@ def solve_cmd(
                 time_limit=time_limit,
                 max_steps=max_steps,
                 max_tokens=max_tokens,
-                workspace_note=note,
+                domain=domain,
             )
         )
     else:
         assert solver_cmd is not None
         result = asyncio.run(
-            solve_with_command(cand, solver_cmd, time_limit=time_limit, workspace_note=note)
+            solve_with_command(cand, solver_cmd, time_limit=time_limit, domain=domain)
         )
     data = result.model_dump(exclude={"transcript_tail"})
     mark = (

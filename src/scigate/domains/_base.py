@@ -25,6 +25,9 @@ class Domain(ABC):
     name: str
     solution_timeout: float = 300.0
     workspace_note: str = ""
+    preload: tuple[str, ...] = ()
+    """Modules a warm sandbox server imports once for this domain's Python runs (solution
+    scripts, the agent's run_python); empty: every run starts a fresh interpreter."""
 
     @property
     def python(self) -> str:

@@ -113,14 +113,16 @@ def audit(
         dup_groups[cands[cid].question_key].append(cid)
     exact = [g for g in dup_groups.values() if len(g) > 1]
 
-    groups = _jaccard_groups([cands[i].question for i in ids])
+    # tokenised once: the pool's clusters reuse the token sets of all candidates
+    token_sets = {cid: tokens(cands[cid].question) for cid in ids}
+    groups = _jaccard_groups([token_sets[i] for i in ids])
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
     funnel = db_funnel(store, latest, screen_names, cands)
     pool = [cands[c] for c in funnel.pop("pool_ids")]
     pool_families = Counter((c.family or "(none)") for c in pool)
-    pool_groups = _jaccard_groups([c.question for c in pool])
+    pool_groups = _jaccard_groups([token_sets[c.id] for c in pool])
     return Audit(
         candidates=len(cands),
         verified=len(verified),
@@ -152,21 +154,33 @@ def audit(
     )
 
 
-def _jaccard_groups(questions: list[str]) -> list[list[int]]:
-    if not questions:
+def _jaccard_groups(token_sets: list[frozenset[str]]) -> list[list[int]]:
+    if not token_sets:
         return []
-    return similar_clusters([tokens(q) for q in questions], JACCARD_THRESHOLD)
+    return similar_clusters(token_sets, JACCARD_THRESHOLD)
 
 
-def latest_results(store: Any) -> Latest:
-    """candidate id -> (gate, screen) -> the most recent gate result (one query)."""
-    out: Latest = defaultdict(dict)
-    rows = store.query(
+def gate_rows(store: Any) -> list[dict[str, Any]]:
+    """Every gate result with its detail decoded, in insertion (id) order (one query)."""
+    return store.query(
         "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
-        " created_at FROM gate_results ORDER BY created_at, id"
+        " created_at FROM gate_results ORDER BY id"
     )
-    for g in rows:
-        out[g["candidate_id"]][(g["gate"], g["screen"])] = g
+
+
+def latest_results(store: Any, rows: list[dict[str, Any]] | None = None) -> Latest:
+    """candidate id -> (gate, screen) -> the most recent gate result (one query).
+
+    `rows` (from `gate_rows`) may be passed in when the caller has already loaded them.
+    The most recent is the latest `created_at`, ties broken by the larger id.
+    """
+    out: Latest = defaultdict(dict)
+    for g in rows if rows is not None else gate_rows(store):
+        per = out[g["candidate_id"]]
+        key = (g["gate"], g["screen"])
+        old = per.get(key)
+        if old is None or (g["created_at"], g["id"]) >= (old["created_at"], old["id"]):
+            per[key] = g
     return out
 
 

@@ -73,6 +73,7 @@ class AgentLimits(BaseModel):
     max_tokens: int | None = 500_000  # input + output tokens over the whole episode
     tool_seconds: float = 300.0  # cap of one tool call (also bounded by the time left)
     memory_bytes: int | None = None
+    preload: tuple[str, ...] = ()  # run_python forks from a warm server with these imported
 
 
 class Step(BaseModel):
@@ -198,8 +199,12 @@ async def _run_tool(
         script = workspace / f".step_{time.monotonic_ns()}.py"
         script.write_text(code)
         try:
-            result = await sandbox.arun(
-                [python or sys.executable, script.name], workspace=workspace, limits=box
+            result = await sandbox.arun_python(
+                script=Path(script.name),
+                workspace=workspace,
+                limits=box,
+                python=python or sys.executable,
+                preload=limits.preload,
             )
         finally:
             script.unlink(missing_ok=True)

@@ -159,7 +159,7 @@ def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Gen
         domain=domain,
         store=store,
         run_id=run_id,
-        limits=AgentLimits(wall_seconds=cfg.generator_time_limit),
+        limits=AgentLimits(wall_seconds=cfg.generator_time_limit, preload=domain.preload),
     )
 
 
@@ -283,7 +283,7 @@ async def gate_candidate(ctx: _Context, cand: Candidate) -> tuple[str, str, dict
     verify = store.gate_result(run_id, cand.id, "verify")
     if verify is None:
         async with ctx.fem:
-            res = await averify(cand, timeout=cfg.verify_timeout)
+            res = await averify(cand, timeout=cfg.verify_timeout, domain=cfg.domain)
         store.add_gate_result(
             run_id,
             cand.id,
@@ -333,7 +333,6 @@ async def screen_and_solve(
         return "screened", "passed every screen (no tool gate configured)", detail
     got = store.gate_result(run_id, cand.id, "solve", solver)
     if got is None:
-        note = ctx.domain.workspace_note
         if cfg.solver:
             res = await solve_with_model(
                 cand,
@@ -341,7 +340,7 @@ async def screen_and_solve(
                 time_limit=cfg.solve_time_limit,
                 max_steps=cfg.solver_max_steps,
                 max_tokens=cfg.solver_max_tokens,
-                workspace_note=note,
+                domain=cfg.domain,
                 store=store,
                 run_id=run_id,
             )
@@ -349,7 +348,7 @@ async def screen_and_solve(
             assert cfg.solver_cmd is not None
             async with ctx.fem:
                 res = await solve_with_command(
-                    cand, cfg.solver_cmd, time_limit=cfg.solve_time_limit, workspace_note=note
+                    cand, cfg.solver_cmd, time_limit=cfg.solve_time_limit, domain=cfg.domain
                 )
         store.add_gate_result(
             run_id,

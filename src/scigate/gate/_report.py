@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +15,18 @@ from pydantic import BaseModel
 
 from scigate import __version__
 from scigate.errors import BadInput
-from scigate.gate._audit import Audit, Latest, audit, latest_results
+from scigate.gate._audit import Audit, Latest, audit, gate_rows, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.store import CandidateRecord
 
 #: Screen replies are cut to this many characters in the report (the database keeps them whole).
 REPLY_CHARS = 1200
+#: Item fields the browser's list needs at once (filtering, rows); the rest of each item
+#: is packed in blocks of DETAIL_BLOCK items, decompressed only when an item is opened.
+INDEX_FIELDS = ("id", "status", "family", "question", "duplicate_of")
+DETAIL_BLOCK = 250
+#: gzip level of the embedded item data (6 halves the size of level 1 for a few 100 ms).
+GZIP_LEVEL = 6
 
 
 class ReportFiles(BaseModel):
@@ -36,9 +45,10 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     candidates = store.candidates()
-    latest = latest_results(store)
+    rows = gate_rows(store)  # one pass over the gate results for the audit and the browser
+    latest = latest_results(store, rows)
     result = audit(store, candidates=candidates, latest=latest)
-    items = browser_items(store, candidates=candidates, latest=latest)
+    items = browser_items(store, candidates=candidates, latest=latest, rows=rows)
     runs = [
         {k: r.get(k) for k in ("id", "kind", "domain", "status", "created_at", "config")}
         for r in store.runs()
@@ -68,19 +78,18 @@ def browser_items(
     *,
     candidates: list[CandidateRecord] | None = None,
     latest: Latest | None = None,
+    rows: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per candidate for the item browser, with every gate record.
 
     The status comes from the latest result of each gate across all runs, so a rescreen
-    that rejects a candidate the loop accepted shows it as rejected.
+    that rejects a candidate the loop accepted shows it as rejected. `candidates`,
+    `latest` and `rows` (from `gate_rows`) may be passed in when already loaded.
     """
-    latest = latest if latest is not None else latest_results(store)
+    rows = rows if rows is not None else gate_rows(store)
+    latest = latest if latest is not None else latest_results(store, rows)
     cands = candidates if candidates is not None else store.candidates()
     records: dict[str, list[dict[str, Any]]] = {}
-    rows = store.query(
-        "SELECT run_id, candidate_id, gate, screen, outcome, reason, detail, seconds"
-        " FROM gate_results ORDER BY id"
-    )
     for g in rows:
         records.setdefault(g["candidate_id"], []).append(
             {
@@ -202,8 +211,8 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
             for s in result.screens
         },
     }
-    # "<" as \u003c keeps "</script>" and "<!--" in questions from ending the data block.
-    data_json = json.dumps(items, default=str, ensure_ascii=False).replace("<", "\\u003c")
+    # The payload is ASCII (base64); "<" as \u003c would keep "</script>" from ending the block.
+    data_json = json.dumps(pack_items(items)).replace("<", "\\u003c")
     return env.get_template("report.html.j2").render(
         a=result,
         f=f,
@@ -214,3 +223,47 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         summary=summary,
         version=__version__,
     )
+
+
+def pack_items(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The item browser's data as embedded in the page: gzip-compressed, base64-encoded.
+
+    `index` holds the INDEX_FIELDS of every item (the list and its filters); `details`
+    holds the other fields in blocks of `block` items, in the same order, so the page
+    decompresses a block only when one of its items is opened.
+    """
+    index = [{k: item.get(k) for k in INDEX_FIELDS} for item in items]
+    rest = [{k: v for k, v in item.items() if k not in INDEX_FIELDS} for item in items]
+    return {
+        "encoding": "gzip+base64",
+        "count": len(items),
+        "block": DETAIL_BLOCK,
+        "index": _pack(index),
+        "details": [_pack(rest[k : k + DETAIL_BLOCK]) for k in range(0, len(rest), DETAIL_BLOCK)],
+    }
+
+
+def unpack_items(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The inverse of `pack_items`: every item with all its fields."""
+    if payload.get("encoding") != "gzip+base64":
+        raise ValueError(f"unknown item data encoding {payload.get('encoding')!r}")
+    index = _unpack(payload["index"])
+    rest = [d for block in payload["details"] for d in _unpack(block)]
+    return [i | d for i, d in zip(index, rest, strict=True)]
+
+
+def embedded_items(html: str) -> list[dict[str, Any]]:
+    """The item data embedded in a report page, decoded (for tests and other tools)."""
+    found = re.search(r'<script id="items-data" type="application/json">(.*?)</script>', html, re.S)
+    if found is None:
+        raise ValueError("no item data in this page")
+    return unpack_items(json.loads(found.group(1)))
+
+
+def _pack(value: Any) -> str:
+    raw = json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)).decode("ascii")
+
+
+def _unpack(blob: str) -> Any:
+    return json.loads(gzip.decompress(base64.b64decode(blob)))

@@ -126,14 +126,17 @@ async def solve_with_model(
     time_limit: float = 300.0,
     max_steps: int = 40,
     max_tokens: int | None = 500_000,
-    workspace_note: str = "",
+    domain: str = "fenicsx",
     store: Any = None,
     run_id: str | None = None,
 ) -> SolveResult:
-    """The built-in agent (run_python, run_bash, submit) solves the candidate."""
+    """The built-in agent (run_python, run_bash, submit) solves the candidate with the
+    `domain`'s software (its run_python calls fork from a warm, pre-imported Python)."""
     from scigate import sandbox
+    from scigate.domains import get_domain
     from scigate.llm import get_model
 
+    dom = get_domain(domain)
     recorder = None
     if store is not None:
         recorder = store.recorder(run_id=run_id, candidate_id=candidate.id, role="solver")
@@ -145,11 +148,16 @@ async def solve_with_model(
         episode = await run_episode(
             model,
             workspace=workspace,
-            system=SOLVER_SYSTEM.format(workspace_note=workspace_note),
+            system=SOLVER_SYSTEM.format(workspace_note=dom.workspace_note),
             user=SOLVER_PROMPT.format(
                 question=candidate.question, options=_options_text(candidate)
             ),
-            limits=AgentLimits(wall_seconds=time_limit, max_steps=max_steps, max_tokens=max_tokens),
+            limits=AgentLimits(
+                wall_seconds=time_limit,
+                max_steps=max_steps,
+                max_tokens=max_tokens,
+                preload=dom.preload,
+            ),
         )
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
@@ -168,11 +176,13 @@ async def solve_with_command(
     command: str,
     *,
     time_limit: float = 300.0,
-    workspace_note: str = "",
+    domain: str = "fenicsx",
 ) -> SolveResult:
     """An external agent command solves the candidate and writes answer.txt."""
     from scigate import sandbox
+    from scigate.domains import get_domain
 
+    workspace_note = get_domain(domain).workspace_note
     workspace = sandbox.fresh_workspace()
     started = time.monotonic()
     try:

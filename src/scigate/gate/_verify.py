@@ -39,9 +39,14 @@ def verify(
     timeout: float = DEFAULT_TIMEOUT,
     python: str | None = None,
     memory_bytes: int | None = None,
+    domain: str = "fenicsx",
 ) -> VerifyResult:
-    """Run the candidate's solution in the sandbox and compare its one printed line by value."""
+    """Run the candidate's solution in the sandbox and compare its one printed line by value.
+
+    The run is forked from a warm server that imported the `domain`'s preload modules.
+    """
     from scigate import sandbox
+    from scigate.domains import get_domain
 
     cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
     assert cand.answer is not None
@@ -56,6 +61,7 @@ def verify(
             workspace=workspace,
             limits=limits,
             python=python or sys.executable,
+            preload=get_domain(domain).preload,
         )
     finally:
         shutil.rmtree(workspace, ignore_errors=True)

@@ -6,12 +6,19 @@ CPU (RLIMIT_CPU), address space (RLIMIT_AS), process count (counted by the
 supervisor), captured output. The environment is scrubbed of credentials, HOME lives
 in the workspace, the FFCx JIT cache is shared across runs, and the network is cut
 with bubblewrap when it works here. `protections()` says which of these are active.
+
+`run_python(..., preload=(modules...))` forks the run from a warm server that imported
+those modules once (for DOLFINx this saves most of a small run), under the same
+supervisor code, limits, environment and isolation; `warm_status()` lists the servers
+and `stop_warm_servers()` ends them (also done at exit).
 """
 
 from scigate.sandbox._env import default_cache_dir, scrub_env
 from scigate.sandbox._isolation import protections
 from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._runner import arun, arun_python, run, run_python
+from scigate.sandbox._warm import shutdown as stop_warm_servers
+from scigate.sandbox._warm import warm_status
 from scigate.sandbox._workspace import fresh_workspace
 
 __all__ = [
@@ -25,4 +32,6 @@ __all__ = [
     "run",
     "run_python",
     "scrub_env",
+    "stop_warm_servers",
+    "warm_status",
 ]

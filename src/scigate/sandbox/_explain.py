@@ -67,6 +67,7 @@ def cpu_exceeded(*, sig: int | None, limit: float | None, cpu_seconds: float | N
 def reason(
     *,
     spawn_error: str | None,
+    lost: str | None = None,
     cancelled: bool,
     timed_out: bool,
     wall_seconds: float,
@@ -90,6 +91,8 @@ def reason(
         return f"cancelled{killed_note}"
     if timed_out:
         return f"timed out after {wall_seconds:g} s{killed_note}"
+    if lost:
+        return f"the sandbox lost the run: {lost}"
     if proc_limit:
         return f"exceeded the limit of {max_processes} processes{killed_note}"
     if memory_hit:

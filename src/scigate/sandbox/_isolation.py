@@ -70,4 +70,27 @@ def protections() -> dict[str, str]:
         "output cap": f"active ({defaults.output_bytes} bytes per stream)",
         "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
         "network (bwrap)": f"active ({bwrap_note})" if prefix else f"unavailable: {bwrap_note}",
+        "warm pool": warm_pool_note(),
     }
+
+
+def warm_pool_note() -> str:
+    """The warm servers of this process in one line (see `scigate.sandbox._warm`)."""
+    from scigate.sandbox._warm import warm_status
+
+    pools = warm_status()
+    if not pools:
+        return "active (run_python(preload=...) forks runs from warm servers; none started yet)"
+    notes = []
+    for pool in pools:
+        where = "bwrap" if pool["network_isolated"] else "no bwrap"
+        note = (
+            f"{','.join(pool['preload'])} ({where}): {len(pool['servers'])}/{pool['size']} "
+            f"servers, {pool['started']} started, {pool['replaced']} replaced"
+        )
+        if pool["failure"]:
+            note += f", {pool['fallbacks']} cold fallbacks: {pool['failure']}"
+        notes.append(note)
+    if all(pool["failure"] and not pool["servers"] for pool in pools):
+        return "unavailable: runs fall back to cold; " + "; ".join(notes)
+    return f"active ({'; '.join(notes)})"

@@ -14,8 +14,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import IO, Any
 
 from scigate.errors import BadInput
 from scigate.sandbox import _explain
@@ -48,34 +49,46 @@ def _workspace(workspace: Path) -> Path:
     return path.resolve()
 
 
-class _Pump:
-    """Feeds stdin and drains stdout/stderr of the supervisor until both streams close."""
+class Pump:
+    """Feeds stdin and drains the output pipes of a run until both streams close.
+
+    `stop(level)` asks the run to end: level 0 politely (the supervisor cleans up),
+    level 1 forcefully, `TERM_SECONDS` later if it lingers. `finished()` says the
+    supervisor is done; a stray writer then gets one second before the pump gives up.
+    """
 
     def __init__(
-        self, proc: subprocess.Popen, stdin: bytes, out: BoundedCapture, err: BoundedCapture
+        self,
+        captures: dict[int, BoundedCapture],
+        *,
+        stop: Callable[[int], None],
+        finished: Callable[[], bool],
+        stdin_file: IO[bytes] | None = None,
+        stdin: bytes = b"",
     ):
-        self.proc = proc
         self.sel = selectors.DefaultSelector()
-        self.captures = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+        self.captures = captures
         for fd in self.captures:
             self.sel.register(fd, selectors.EVENT_READ)
         self.pending = memoryview(stdin)
-        if proc.stdin is not None:
-            os.set_blocking(proc.stdin.fileno(), False)
-            self.sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+        self.stdin_file = stdin_file
+        if stdin_file is not None:
+            os.set_blocking(stdin_file.fileno(), False)
+            self.sel.register(stdin_file.fileno(), selectors.EVENT_WRITE)
+        self._stop = stop
+        self.finished = finished
         self.signalled: tuple[int, float] | None = None
 
     def stop(self) -> None:
-        """SIGTERM the supervisor's group (it cleans up), SIGKILL if it lingers."""
+        """Escalate: level 0 at once, level 1 when the run lingers `TERM_SECONDS`."""
         now = time.monotonic()
         if self.signalled is None:
-            self.signalled = (signal.SIGTERM, now)
-        elif self.signalled[0] == signal.SIGTERM and now - self.signalled[1] > TERM_SECONDS:
-            self.signalled = (signal.SIGKILL, now)
+            self.signalled = (0, now)
+        elif self.signalled[0] == 0 and now - self.signalled[1] > TERM_SECONDS:
+            self.signalled = (1, now)
         else:
             return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, self.signalled[0])
+        self._stop(self.signalled[0])
 
     def run(self, deadline: float, cancel: threading.Event | None) -> bool:
         """Pump until the streams close; True when the caller's backstop had to act."""
@@ -87,13 +100,13 @@ class _Pump:
                 backstop = True
             if backstop or (cancel is not None and cancel.is_set()):
                 self.stop()
-            if self.proc.poll() is not None:
+            if self.finished():
                 exited_at = exited_at or now
                 if now - exited_at > 1.0:  # a stray writer kept a pipe open; stop waiting
                     break
             for key, _ in self.sel.select(timeout=0.1):
                 self._service(key.fd)
-        self._close_stdin()
+        self.close_stdin()
         self.sel.close()
         return backstop
 
@@ -111,14 +124,48 @@ class _Pump:
         except (BrokenPipeError, BlockingIOError):
             self.pending = self.pending[:0]
         if not self.pending:
-            self._close_stdin()
+            self.close_stdin()
 
-    def _close_stdin(self) -> None:
-        if self.proc.stdin is not None and not self.proc.stdin.closed:
+    def close_stdin(self) -> None:
+        """Close the run's stdin (once everything was written, or at the end)."""
+        if self.stdin_file is not None and not self.stdin_file.closed:
             with contextlib.suppress(KeyError, ValueError):
-                self.sel.unregister(self.proc.stdin.fileno())
+                self.sel.unregister(self.stdin_file.fileno())
             with contextlib.suppress(OSError):
-                self.proc.stdin.close()
+                self.stdin_file.close()
+
+
+def pump(
+    streams: tuple[int, int],
+    limits: Limits,
+    started: float,
+    *,
+    stop: Callable[[int], None],
+    finished: Callable[[], bool],
+    cancel: threading.Event | None,
+    stdin_file: IO[bytes] | None = None,
+    stdin: bytes = b"",
+) -> tuple[BoundedCapture, BoundedCapture, bool]:
+    """Capture a run's (stdout, stderr) fds within the output cap; also the backstop flag.
+
+    The supervisor enforces the wall clock; past it plus `GRACE_SECONDS` the caller
+    stops the run itself. On an exception (e.g. KeyboardInterrupt) the run is stopped.
+    """
+    out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
+    p = Pump(
+        {streams[0]: out, streams[1]: err},
+        stop=stop,
+        finished=finished,
+        stdin_file=stdin_file,
+        stdin=stdin,
+    )
+    try:
+        backstop = p.run(started + limits.wall_seconds + GRACE_SECONDS, cancel)
+    except BaseException:
+        p.stop()
+        p.close_stdin()
+        raise
+    return out, err, backstop
 
 
 def _read_result(fd: int) -> dict:
@@ -143,6 +190,23 @@ def _read_result(fd: int) -> dict:
     return raw if isinstance(raw, dict) else {}
 
 
+def prepare(
+    workspace: Path, limits: Limits | None, env: Mapping[str, str] | None, cache_dir: Path | None
+) -> tuple[Path, Limits, dict[str, str], list[str] | None]:
+    """Check and set up a run: (workspace, limits, environment, isolation prefix or None)."""
+    ws = _workspace(workspace)
+    limits = limits or Limits()
+    cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        (ws / ".home").mkdir(exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
+    child_env = sandbox_env(os.environ, workspace=ws, cache_dir=cache.resolve(), extra=env)
+    prefix, _ = (None, "") if limits.network else bwrap_status()
+    return ws, limits, child_env, prefix
+
+
 def execute(
     command: str | list[str],
     *,
@@ -155,16 +219,7 @@ def execute(
 ) -> SandboxResult:
     """The body of `run`; `cancel` (set from another thread) stops the run early."""
     argv = _argv(command)
-    ws = _workspace(workspace)
-    limits = limits or Limits()
-    cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        (ws / ".home").mkdir(exist_ok=True)
-    except OSError as exc:
-        raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
-    child_env = sandbox_env(os.environ, workspace=ws, cache_dir=cache.resolve(), extra=env)
-    prefix, _ = (None, "") if limits.network else bwrap_status()
+    ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir)
     config = {
         "command": argv,
         "cwd": str(ws),
@@ -201,14 +256,22 @@ def execute(
         raise
     finally:
         os.close(result_w)
-    out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
+
+    def stop(level: int) -> None:  # SIGTERM the supervisor's group (it cleans up), then KILL
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL if level else signal.SIGTERM)
+
     try:
-        pump = _Pump(proc, (stdin or "").encode(), out, err)
-        try:
-            backstop = pump.run(started + limits.wall_seconds + GRACE_SECONDS, cancel)
-        except BaseException:  # e.g. KeyboardInterrupt: the supervisor cleans up on SIGTERM
-            pump.stop()
-            raise
+        out, err, backstop = pump(
+            (proc.stdout.fileno(), proc.stderr.fileno()),
+            limits,
+            started,
+            stop=stop,
+            finished=lambda: proc.poll() is not None,
+            cancel=cancel,
+            stdin_file=proc.stdin,
+            stdin=(stdin or "").encode(),
+        )
         try:
             proc.wait(timeout=TERM_SECONDS)
         except subprocess.TimeoutExpired:
@@ -220,10 +283,10 @@ def execute(
         for stream in (proc.stdout, proc.stderr):
             stream.close()
         Path(config_path).unlink(missing_ok=True)
-    return _result(argv, raw, out, err, limits, time.monotonic() - started, backstop, prefix)
+    return build_result(argv, raw, out, err, limits, time.monotonic() - started, backstop, prefix)
 
 
-def _result(
+def build_result(
     argv: list[str],
     raw: dict,
     out: BoundedCapture,
@@ -241,6 +304,7 @@ def _result(
         elif os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
     spawn_error = raw.get("spawn_error")
+    lost = raw.get("lost")  # a warm server died or stopped answering during the run
     if not raw and not backstop:
         spawn_error = "the sandbox supervisor ended without reporting"
     if spawn_error:
@@ -258,6 +322,7 @@ def _result(
     tail = [line.strip() for line in stderr.splitlines() if line.strip()][-3:]
     reason = _explain.reason(
         spawn_error=spawn_error,
+        lost=lost,
         cancelled=bool(raw.get("cancelled")) and not timed_out,
         timed_out=timed_out,
         wall_seconds=limits.wall_seconds,
@@ -313,6 +378,20 @@ def run(
     )
 
 
+async def _in_thread(body: Callable[..., SandboxResult], **kwargs: Any) -> SandboxResult:
+    """Run `body(..., cancel=Event)` in a thread; cancelling the task sets the event, so
+    the whole run is killed, and waits for that before re-raising."""
+    cancel = threading.Event()
+    job = asyncio.ensure_future(asyncio.to_thread(body, cancel=cancel, **kwargs))
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+        cancel.set()
+        with contextlib.suppress(Exception):
+            await job
+        raise
+
+
 async def arun(
     command: str | list[str],
     *,
@@ -323,26 +402,15 @@ async def arun(
     cache_dir: Path | None = None,
 ) -> SandboxResult:
     """`run` without blocking the event loop; cancelling the task kills the whole run."""
-    cancel = threading.Event()
-    job = asyncio.ensure_future(
-        asyncio.to_thread(
-            execute,
-            command,
-            workspace=workspace,
-            limits=limits,
-            env=env,
-            stdin=stdin,
-            cache_dir=cache_dir,
-            cancel=cancel,
-        )
+    return await _in_thread(
+        execute,
+        command=command,
+        workspace=workspace,
+        limits=limits,
+        env=env,
+        stdin=stdin,
+        cache_dir=cache_dir,
     )
-    try:
-        return await asyncio.shield(job)
-    except asyncio.CancelledError:
-        cancel.set()
-        with contextlib.suppress(Exception):
-            await job
-        raise
 
 
 def _python_argv(
@@ -353,13 +421,41 @@ def _python_argv(
     ws = _workspace(workspace)
     if script is not None:
         path = Path(script)
-        path = path if path.is_absolute() else ws / path
-        if not path.is_file():
+        if not (ws / path).is_file():  # ws / an absolute path is that path
             raise BadInput(f"python script not found: {script}")
-        return [python, str(path)], None
+        return [python, str(path)], None  # relative: as `python path` in the workspace
     snippet = ws / f".scigate_snippet_{secrets.token_hex(4)}.py"
     snippet.write_text(code or "", encoding="utf-8")
     return [python, snippet.name], snippet
+
+
+def _execute_python(
+    argv: list[str],
+    *,
+    workspace: Path,
+    limits: Limits | None,
+    env: Mapping[str, str] | None,
+    cache_dir: Path | None,
+    preload: Sequence[str],
+    cancel: threading.Event | None = None,
+) -> SandboxResult:
+    """Cold (a fresh interpreter) without `preload`, else warm (`_warm.execute_warm`)."""
+    if not preload:
+        return execute(
+            argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
+        )
+    from scigate.sandbox._warm import execute_warm
+
+    return execute_warm(
+        argv,
+        script=Path(argv[1]),
+        workspace=workspace,
+        limits=limits,
+        env=env,
+        cache_dir=cache_dir,
+        preload=preload,
+        cancel=cancel,
+    )
 
 
 def run_python(
@@ -371,12 +467,23 @@ def run_python(
     env: Mapping[str, str] | None = None,
     python: str = sys.executable,
     cache_dir: Path | None = None,
+    preload: Sequence[str] = (),
 ) -> SandboxResult:
     """Run Python `code` (written to a temporary file in the workspace) or a `script`
-    (relative paths are taken inside the workspace) with `python` under the sandbox."""
+    (relative paths are taken inside the workspace) with `python` under the sandbox.
+
+    With `preload` (module names, e.g. ``("dolfinx_solver", "dolfinx")``) the run is
+    forked from a warm server of `python` that imported those modules once, with the
+    same limits, environment, isolation and result; without, a fresh interpreter runs.
+    Import-time settings of preloaded modules come from the server's start (its
+    environment is the caller's, scrubbed, with one BLAS/OpenMP thread), except the
+    DOLFINx/FFCx JIT cache and option files, which follow the run's environment.
+    """
     argv, snippet = _python_argv(code, script, workspace, python)
     try:
-        return run(argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir)
+        return _execute_python(
+            argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, preload=preload
+        )
     finally:
         if snippet is not None:
             snippet.unlink(missing_ok=True)
@@ -391,11 +498,20 @@ async def arun_python(
     env: Mapping[str, str] | None = None,
     python: str = sys.executable,
     cache_dir: Path | None = None,
+    preload: Sequence[str] = (),
 ) -> SandboxResult:
-    """`run_python` without blocking the event loop."""
+    """`run_python` without blocking the event loop; cancelling the task kills the run."""
     argv, snippet = _python_argv(code, script, workspace, python)
     try:
-        return await arun(argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir)
+        return await _in_thread(
+            _execute_python,
+            argv=argv,
+            workspace=workspace,
+            limits=limits,
+            env=env,
+            cache_dir=cache_dir,
+            preload=preload,
+        )
     finally:
         if snippet is not None:
             snippet.unlink(missing_ok=True)

@@ -27,6 +27,10 @@ import select
 import sys
 import time
 
+TYPE_CHECKING = False  # typing costs milliseconds at every start; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 FIRST_POLL = 0.02
@@ -83,40 +87,66 @@ def _live(procs: dict[int, bytes]) -> set[int]:
     return {pid for pid, state in procs.items() if state not in (b"Z", b"X")}
 
 
+def enter_limits(cfg: dict) -> None:
+    """In a forked child: own process group, default SIGTERM, rlimits, the workspace."""
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limits = cfg.get("limits", {})
+    if limits.get("memory_bytes"):
+        n = int(limits["memory_bytes"])
+        resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    if limits.get("cpu_seconds"):
+        n = max(1, int(-(-float(limits["cpu_seconds"]) // 1)))
+        resource.setrlimit(resource.RLIMIT_CPU, (n, n + 2))
+    os.chdir(cfg["cwd"])
+
+
+def report_start_failure(error_w: int, exc: BaseException) -> None:
+    """In a forked child whose set-up failed: tell the supervisor why and exit 127."""
+    try:
+        os.write(error_w, f"{type(exc).__name__}: {exc}".encode(errors="replace"))
+    finally:
+        os._exit(127)
+
+
 def _exec_child(cfg: dict, error_w: int) -> None:
     """In the forked child: own process group, limits, then exec; never returns."""
     try:
-        os.setpgid(0, 0)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        limits = cfg.get("limits", {})
-        if limits.get("memory_bytes"):
-            n = int(limits["memory_bytes"])
-            resource.setrlimit(resource.RLIMIT_AS, (n, n))
-        if limits.get("cpu_seconds"):
-            n = max(1, int(-(-float(limits["cpu_seconds"]) // 1)))
-            resource.setrlimit(resource.RLIMIT_CPU, (n, n + 2))
-        os.chdir(cfg["cwd"])
+        enter_limits(cfg)
         command = cfg["command"]
         os.execvp(command[0], command)
     except BaseException as exc:
-        try:
-            os.write(error_w, f"{type(exc).__name__}: {exc}".encode(errors="replace"))
-        finally:
-            os._exit(127)
+        report_start_failure(error_w, exc)
 
 
 class Supervisor:
     """Owns one untrusted command from spawn to the last reaped descendant."""
 
-    def __init__(self, config: dict) -> None:
+    def __init__(
+        self,
+        config: dict,
+        start_child: Callable[[dict, int], None] = _exec_child,
+        watch: Sequence[int] = (),
+        on_start: Callable[[int], None] | None = None,
+    ) -> None:
+        """`start_child(config, error_w)` runs in the forked child and never returns: it
+        closes `error_w` once the command has started (exec does that by itself) or
+        writes why it could not. `on_start(pid)` runs once it has started. A readable
+        fd in `watch` cancels the run."""
         self.config = config
+        self.start_child = start_child
+        self.watch = list(watch)
+        self.on_start = on_start
         self.me = os.getpid()
         self.status: int | None = None
         self.child = 0
         self.killed: set[int] = set()
         self.childless = False  # set when waitpid finds no children at all
+        self.terminated = False  # SIGTERM arrived during the run
+        self.peak_rss = 0  # KiB, the largest of the reaped processes' (wait4) peaks
+        self.cpu_seconds = 0.0  # user + system time of every reaped process
 
     def spawn(self) -> str | None:
         """Fork and exec the command; the error text when exec failed."""
@@ -124,7 +154,7 @@ class Supervisor:
         pid = os.fork()
         if pid == 0:
             os.close(error_r)
-            _exec_child(self.config, error_w)
+            self.start_child(self.config, error_w)
         os.close(error_w)
         self.child = pid
         chunks = []
@@ -137,16 +167,21 @@ class Supervisor:
         return None
 
     def reap(self, block_for_child: bool = False) -> None:
-        """Collect every exited child; remember the main command's wait status."""
+        """Collect every exited child; remember the main command's wait status and add
+        up the resources used."""
         while True:
             flags = 0 if (block_for_child and self.status is None) else os.WNOHANG
             try:
-                pid, status = os.waitpid(-1, flags)
+                pid, status, usage = os.wait4(-1, flags)
             except ChildProcessError:
                 self.childless = True
                 return
             if pid == 0:
                 return
+            # per reaped process (it includes what that process reaped), so a long-lived
+            # warm server measures each run alone, unlike RUSAGE_CHILDREN
+            self.peak_rss = max(self.peak_rss, usage.ru_maxrss)
+            self.cpu_seconds += usage.ru_utime + usage.ru_stime
             if pid == self.child:
                 self.status = status
 
@@ -178,16 +213,18 @@ class Supervisor:
         cfg = self.config
         limits = cfg.get("limits", {})
         subreaper = _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        try:
-            caller_fd = os.pidfd_open(int(cfg["caller_pid"]))
-        except OSError:
-            caller_fd = None
         start = time.monotonic()
         # SIGTERM stays blocked until the handler that cleans up is in place.
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         error = self.spawn()
         if error is not None:
             return {"spawn_error": error, "subreaper": subreaper}
+        if self.on_start is not None:
+            self.on_start(self.child)
+        try:
+            caller_fd = os.pidfd_open(int(cfg["caller_pid"]))
+        except OSError:
+            caller_fd = None
         child_fd = os.pidfd_open(self.child)
         wall = float(limits.get("wall_seconds") or 0) or None
         max_procs = limits.get("max_processes")
@@ -204,11 +241,13 @@ class Supervisor:
                         timed_out = True
                         break
                     timeout = min(poll, remaining)
-                watch = [child_fd] + ([caller_fd] if caller_fd is not None else [])
+                watch = [child_fd, *self.watch] + ([caller_fd] if caller_fd is not None else [])
                 ready, _, _ = select.select(watch, [], [], timeout)
                 if child_fd in ready:
                     break
-                if caller_fd is not None and caller_fd in ready:
+                if any(fd in ready for fd in self.watch) or (
+                    caller_fd is not None and caller_fd in ready
+                ):
                     caller_gone = True
                     break
                 if max_procs and len(_live(descendants(self.me))) > int(max_procs):
@@ -216,15 +255,17 @@ class Supervisor:
                     break
                 poll = min(poll * 1.5, MAX_POLL)
         except Terminated:
-            terminated = True
+            terminated = self.terminated = True
         finally:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            os.close(child_fd)
+            if caller_fd is not None:
+                os.close(caller_fd)
         seconds = time.monotonic() - start
         if not (timed_out or proc_limit or terminated or caller_gone):
             self.reap(block_for_child=True)
         self.kill_all()
         self.reap(block_for_child=True)
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         return {
             "status": self.status,
             "timed_out": timed_out,
@@ -232,8 +273,8 @@ class Supervisor:
             "cancelled": terminated or caller_gone,
             "killed": len(self.killed),
             "seconds": seconds,
-            "peak_rss": usage.ru_maxrss * 1024,
-            "cpu_seconds": usage.ru_utime + usage.ru_stime,
+            "peak_rss": self.peak_rss * 1024,
+            "cpu_seconds": self.cpu_seconds,
             "subreaper": subreaper,
         }
 

@@ -54,6 +54,8 @@ class FenicsxDomain(Domain):
 
     name = "fenicsx"
     solution_timeout = 300.0
+    # importing these takes most of a small solve; warm sandbox runs fork after them
+    preload = ("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix")
     workspace_note = (
         "The workspace has Python with DOLFINx 0.11 (PETSc real scalars, MPI via mpi4py), "
         "UFL, Basix, FFCx and numpy. Import `dolfinx_solver` before `dolfinx`. Forms are "

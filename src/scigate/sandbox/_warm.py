@@ -1,0 +1,398 @@
+"""Warm mode: Python runs forked from long-lived servers that imported the slow modules.
+
+A fresh interpreter spends most of a small FEniCSx run importing dolfinx, PETSc and MPI.
+`execute_warm` instead sends the run to a warm server (`_warm_server.py`) from a pool
+keyed by (python, preload modules, isolation prefix). The server was started through the
+same isolation path as a cold run, imported the modules once and acts as the run's
+supervisor (same `Supervisor` code: subreaper, limits, wall clock, process count, kill
+and reap of the whole tree); the run's stdout/stderr read ends come back over the socket
+and go through the same capped capture (`_runner.pump`) and the same result code
+(`_runner.build_result`). One request per server at a time; a pool holds at most `size`
+servers (the CPU count), started on demand. A server that dies or stops answering is
+replaced; when no server can start, runs fall back to the cold path and the reason is
+kept for `protections()`. Servers exit when their socket closes (atexit here, or the
+caller's death) or when the caller's pid goes away.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import errno
+import marshal
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from scigate.sandbox._capture import BoundedCapture
+from scigate.sandbox._env import default_cache_dir, sandbox_env
+from scigate.sandbox._models import Limits, SandboxResult
+from scigate.sandbox._runner import TERM_SECONDS, build_result, execute, prepare, pump
+
+SERVER = Path(__file__).with_name("_warm_server.py")
+READY_SECONDS = 180.0  # importing dolfinx on a loaded machine, first .pyc compile included
+REPLY_SECONDS = 30.0  # a healthy server answers a request or reports within milliseconds
+RETRY_SECONDS = 300.0  # after a failed start, runs of that key go cold this long
+MAX_MESSAGE = 1 << 20
+CANCEL = b"C"
+# one thread per library in the server, so fork() never copies a busy thread pool
+SERVER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+class WarmUnavailable(Exception):
+    """No warm server can serve this run; the message says why."""
+
+
+class ServerLost(Exception):
+    """The server died or stopped answering mid-request."""
+
+
+class WarmServer:
+    """The caller's handle on one server process and its socket."""
+
+    def __init__(self, python: str, preload: tuple[str, ...], prefix: list[str] | None) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="scigate-warm-"))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock = ours
+        self.runs = 0
+        env = sandbox_env(
+            os.environ,
+            workspace=self.dir,
+            cache_dir=default_cache_dir().expanduser().resolve(),
+            extra=SERVER_ENV,
+        )
+        try:
+            (self.dir / ".home").mkdir()
+            self.proc = subprocess.Popen(
+                [
+                    *(prefix or []),
+                    python,
+                    "-P",
+                    str(SERVER),
+                    str(theirs.fileno()),
+                    str(os.getpid()),
+                    *preload,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.dir,
+                env=env,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self.sock.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise WarmUnavailable(f"cannot start {python}: {exc}") from exc
+        finally:
+            theirs.close()
+        try:
+            hello, _ = self.receive(READY_SECONDS)
+        except ServerLost as exc:
+            self.close()
+            raise WarmUnavailable(f"the server did not start: {exc}") from exc
+        if not hello.get("ready"):
+            self.close()
+            raise WarmUnavailable(str(hello.get("error", "the server did not start")))
+        self.pid = int(hello["pid"])
+
+    def receive(self, timeout: float) -> tuple[dict, list[int]]:
+        """The next message and any fds it carried; ServerLost on EOF or timeout."""
+        ready, _, _ = select.select([self.sock], [], [], timeout)
+        if not ready:
+            raise ServerLost(f"no answer within {timeout:g} s")
+        try:
+            data, fds, _, _ = socket.recv_fds(self.sock, MAX_MESSAGE, 2)
+        except OSError as exc:
+            raise ServerLost(str(exc)) from exc
+        if not data:
+            raise ServerLost(f"the server exited ({self._exit_note()})")
+        try:
+            message = marshal.loads(data)
+        except (EOFError, ValueError, TypeError) as exc:
+            for fd in fds:
+                os.close(fd)
+            raise ServerLost("unreadable message") from exc
+        return message, fds
+
+    def _exit_note(self) -> str:
+        try:
+            code = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return "still running"
+        return f"exit code {code}" if code >= 0 else f"signal {-code}"
+
+    def answered(self) -> bool:
+        """True when a message (or EOF) waits on the socket."""
+        return bool(select.select([self.sock], [], [], 0)[0])
+
+    def run(
+        self,
+        request: dict,
+        limits: Limits,
+        started: float,
+        cancel: threading.Event | None,
+    ) -> tuple[dict, BoundedCapture | None, BoundedCapture | None, bool]:
+        """Serve one request: (raw result, stdout capture, stderr capture, backstop)."""
+        self.runs += 1
+        try:
+            self.sock.send(marshal.dumps(request))
+        except OSError as exc:
+            if exc.errno == errno.EMSGSIZE:  # e.g. a huge env=: this run goes cold
+                raise WarmUnavailable(f"request too large for one message: {exc}") from exc
+            raise ServerLost(f"cannot send the request: {exc}") from exc
+        message, fds = self.receive(REPLY_SECONDS)
+        if "started" not in message or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            return message.get("result", {}), None, None, False
+        child = int(message["started"])
+
+        def stop(level: int) -> None:
+            if level == 0:
+                with contextlib.suppress(OSError):
+                    self.sock.send(CANCEL)
+            else:  # the server did not clean up in time: end it and what it ran
+                self.kill(child)
+
+        try:
+            out, err, backstop = pump(
+                (fds[0], fds[1]),
+                limits,
+                started,
+                stop=stop,
+                finished=self.answered,
+                cancel=cancel,
+            )
+        finally:
+            for fd in fds:
+                os.close(fd)
+        try:
+            message, extra = self.receive(REPLY_SECONDS)
+        except ServerLost as exc:  # keep what the run printed before
+            self.kill(child)
+            return {"lost": f"warm server {self.pid}: {exc}"}, out, err, backstop
+        for fd in extra:
+            os.close(fd)
+        return message.get("result", {}), out, err, backstop
+
+    def kill(self, child: int | None = None) -> None:
+        """SIGKILL the server (and bwrap) and the run's process group."""
+        for group in (self.proc.pid, child):
+            if group:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
+
+    def close(self, wait: bool = True) -> None:
+        """Close the socket (the server exits on EOF); with `wait`, reap it."""
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        if wait:
+            self.reap()
+
+    def reap(self) -> None:
+        """Wait for the server to exit, SIGTERM then SIGKILL if it lingers; remove its dir."""
+        try:
+            self.proc.wait(timeout=TERM_SECONDS)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=TERM_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class WarmPool:
+    """Up to `size` servers for one (python, preload, isolation) key."""
+
+    def __init__(
+        self, python: str, preload: tuple[str, ...], prefix: list[str] | None, size: int
+    ) -> None:
+        self.python, self.preload, self.prefix, self.size = python, preload, prefix, size
+        self.cond = threading.Condition()
+        self.idle: list[WarmServer] = []
+        self.servers: set[WarmServer] = set()
+        self.starting = 0
+        self.failure: tuple[float, str] | None = None
+        self.started = self.replaced = self.fallbacks = 0
+
+    def acquire(self, cancel: threading.Event | None) -> WarmServer:
+        """An idle server, a new one while below `size`, else wait for one to free up."""
+        with self.cond:
+            while True:
+                if self.failure and time.monotonic() - self.failure[0] < RETRY_SECONDS:
+                    self.fallbacks += 1
+                    raise WarmUnavailable(self.failure[1])
+                if self.idle:
+                    return self.idle.pop()
+                if len(self.servers) + self.starting < self.size:
+                    self.starting += 1
+                    break
+                if cancel is not None and cancel.is_set():
+                    raise WarmUnavailable("cancelled while waiting for a warm server")
+                self.cond.wait(0.1)
+        try:
+            server = WarmServer(self.python, self.preload, self.prefix)
+        except WarmUnavailable as exc:
+            with self.cond:
+                self.starting -= 1
+                self.failure = (time.monotonic(), str(exc))
+                self.fallbacks += 1
+                self.cond.notify_all()
+            raise
+        with self.cond:
+            self.starting -= 1
+            self.failure = None
+            self.started += 1
+            self.servers.add(server)
+        return server
+
+    def release(self, server: WarmServer, healthy: bool) -> None:
+        """Give a server back; an unhealthy one is shut down and later replaced."""
+        with self.cond:
+            if healthy and server in self.servers:
+                self.idle.append(server)
+            else:
+                self.servers.discard(server)
+                self.replaced += 1
+            self.cond.notify()
+        if not healthy:
+            server.close()
+
+    def shutdown(self) -> None:
+        """Close every server: all sockets first, so they exit in parallel, then reap."""
+        with self.cond:
+            servers, self.servers, self.idle = list(self.servers), set(), []
+        for server in servers:
+            server.close(wait=False)
+        for server in servers:
+            server.reap()
+
+    def status(self) -> dict:
+        """Servers, their pids and counters, and the last start failure if any."""
+        with self.cond:
+            return {
+                "python": self.python,
+                "preload": list(self.preload),
+                "network_isolated": self.prefix is not None,
+                "size": self.size,
+                "servers": sorted(s.pid for s in self.servers),
+                "idle": len(self.idle),
+                "started": self.started,
+                "replaced": self.replaced,
+                "fallbacks": self.fallbacks,
+                "failure": self.failure[1] if self.failure else None,
+            }
+
+
+_pools: dict[tuple, WarmPool] = {}
+_pools_lock = threading.Lock()
+_atexit_registered = False
+
+
+def pool_size() -> int:
+    """Servers per key: `$SCIGATE_WARM_SERVERS`, else the CPU count."""
+    configured = os.environ.get("SCIGATE_WARM_SERVERS", "")
+    return int(configured) if configured.isdigit() and int(configured) > 0 else os.cpu_count() or 1
+
+
+def _pool(python: str, preload: tuple[str, ...], prefix: list[str] | None) -> WarmPool:
+    global _atexit_registered
+    key = (python, preload, tuple(prefix) if prefix else None)
+    with _pools_lock:
+        if not _atexit_registered:
+            atexit.register(shutdown)
+            _atexit_registered = True
+        if key not in _pools:
+            _pools[key] = WarmPool(python, preload, prefix, pool_size())
+        return _pools[key]
+
+
+def shutdown() -> None:
+    """Stop every warm server of this process (also registered with atexit)."""
+    with _pools_lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.shutdown()
+
+
+def _forget_after_fork() -> None:
+    """In a forked child the servers belong to the parent: drop this copy's sockets."""
+    for pool in list(_pools.values()):
+        for server in pool.servers:
+            with contextlib.suppress(OSError):
+                server.sock.close()
+    _pools.clear()
+    global _pools_lock
+    _pools_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def warm_status() -> list[dict]:
+    """One `WarmPool.status()` per key used so far in this process."""
+    with _pools_lock:
+        pools = list(_pools.values())
+    return [pool.status() for pool in pools]
+
+
+def execute_warm(
+    argv: list[str],
+    *,
+    script: Path,
+    workspace: Path,
+    limits: Limits | None,
+    env: Mapping[str, str] | None,
+    cache_dir: Path | None,
+    preload: Sequence[str],
+    cancel: threading.Event | None = None,
+) -> SandboxResult:
+    """Run `argv` = [python, script, ...] in a warm server; cold when none can start."""
+    ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir)
+    pool = _pool(argv[0], tuple(preload), prefix)
+    try:
+        server = pool.acquire(cancel)
+    except WarmUnavailable:
+        return execute(
+            argv, workspace=ws, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
+        )
+    request = {
+        "argv": argv,
+        "script": str(Path(ws, script)),
+        "cwd": str(ws),
+        "env": child_env,
+        "limits": limits.model_dump(),
+        "caller_pid": os.getpid(),
+    }
+    started = time.monotonic()
+    try:
+        raw, out, err, backstop = server.run(request, limits, started, cancel)
+    except WarmUnavailable:
+        pool.release(server, healthy=True)
+        return execute(
+            argv, workspace=ws, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
+        )
+    except ServerLost as exc:
+        raw, out, err, backstop = {"lost": f"warm server {server.pid}: {exc}"}, None, None, False
+    except BaseException:  # e.g. KeyboardInterrupt: closing the socket ends the run
+        pool.release(server, healthy=False)
+        raise
+    pool.release(server, healthy=not backstop and "lost" not in raw)
+    if out is None or err is None:  # nothing was started
+        out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
+    elapsed = time.monotonic() - started
+    return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix)

@@ -1,0 +1,351 @@
+"""Warm mode of scigate.sandbox: the cold guarantees hold for runs forked from a server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from test_sandbox_run import BWRAP_WORKS, DOLFINX_SCRIPT, TREE, _gone, _netns, _pids
+
+from scigate.sandbox import (
+    Limits,
+    arun_python,
+    fresh_workspace,
+    protections,
+    run_python,
+    stop_warm_servers,
+    warm_status,
+)
+
+# A cheap preload keeps these tests fast; what matters is that the run is forked.
+LIGHT = ("json",)
+DOLFINX = ("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix")
+
+
+def _pool(preload: tuple[str, ...], isolated: bool = BWRAP_WORKS) -> dict:
+    return next(
+        p
+        for p in warm_status()
+        if tuple(p["preload"]) == preload and p["network_isolated"] == isolated
+    )
+
+
+def _server_pid_of_run(ws: Path, preload: tuple[str, ...] = LIGHT) -> int:
+    result = run_python("import os; print(os.getppid())", workspace=ws, preload=preload)
+    assert result.ok, result.reason
+    return int(result.stdout)
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["bwrap-if-available", "no-bwrap"])
+def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool) -> None:
+    start = time.monotonic()
+    limits = Limits(wall_seconds=2, network=network)
+    result = run_python(TREE, workspace=ws, limits=limits, preload=LIGHT)
+    elapsed = time.monotonic() - start
+    pids = _pids(result.stdout)
+    assert len(set(pids)) == 4
+    assert result.timed_out and not result.ok
+    assert elapsed < 2 + 2
+    assert all(_gone(pid) for pid in pids), [p for p in pids if not _gone(p)]
+    assert result.reason == "timed out after 2 s; killed 4 processes"
+    # the run was forked from the server, which is still there for the next run
+    assert not _gone(_pool(LIGHT, isolated=BWRAP_WORKS and not network)["servers"][0])
+
+
+def test_environment_scrubbed_and_home_in_workspace(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_python("pass", workspace=ws, preload=LIGHT)  # the server starts before the secrets
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-test")
+    monkeypatch.setenv("DATABASE_URL", "postgres://user:hunter2@db/x")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    code = textwrap.dedent(
+        """
+        import json, os, subprocess, sys
+        child = subprocess.run(["sh", "-c", "echo $HOME"], capture_output=True, text=True)
+        print(json.dumps({**os.environ, "child_home": child.stdout.strip(),
+                          "argv": sys.argv, "path0": sys.path[0]}))
+        """
+    )
+    result = run_python(code, workspace=ws, env={"MY_SETTING": "1"}, preload=LIGHT)
+    assert result.ok, result.reason
+    seen = json.loads(result.stdout)
+    for secret in ("sk-test", "ghp-test", "hunter2"):
+        assert secret not in result.stdout
+    assert "OPENAI_API_KEY" not in seen and "DATABASE_URL" not in seen
+    assert Path(seen["HOME"]).is_relative_to(ws.resolve())
+    assert seen["child_home"] == seen["HOME"]  # the C-level environment was replaced too
+    assert seen["LANG"] == "C.UTF-8" and seen["MY_SETTING"] == "1"
+    assert seen["path0"] == str(ws.resolve())
+    assert seen["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
+    # a server started while the secrets are set does not hold them either
+    server_env = "print(open(f'/proc/{__import__(\"os\").getppid()}/environ').read())"
+    fresh = run_python(server_env, workspace=ws, preload=("string",))
+    assert fresh.ok and "OMP_NUM_THREADS=1" in fresh.stdout
+    assert not any(secret in fresh.stdout for secret in ("sk-test", "ghp-test", "hunter2"))
+
+
+def test_huge_stdout_is_capped_without_parent_memory_growth(ws: Path, tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        textwrap.dedent(
+            """
+            import json, resource, sys
+            from pathlib import Path
+            from scigate.sandbox import run_python
+            ws = Path(sys.argv[1])
+            code = "import sys\\nb = b'x' * (1 << 20)\\nfor _ in range(200): sys.stdout.buffer.write(b)\\n"
+            run_python("print(1)", workspace=ws, preload=("json",))  # warm-up: server, imports
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            r = run_python(code, workspace=ws, preload=("json",))
+            after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            print(json.dumps({"growth_kb": after - before, "len": len(r.stdout),
+                              "truncated": r.stdout_truncated, "ok": r.ok,
+                              "marker": "bytes of output left out" in r.stdout}))
+            """
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, str(probe), str(ws)], capture_output=True, text=True, check=True
+    )
+    report = json.loads(out.stdout)
+    assert report["ok"] and report["truncated"] and report["marker"]
+    assert (1 << 20) <= report["len"] < (1 << 20) + 200
+    assert report["growth_kb"] < 8 * 1024, report
+
+
+def test_memory_hog_crash_exit_code_and_segfault_leave_the_server_alive(ws: Path) -> None:
+    server = _server_pid_of_run(ws)
+    hog = run_python(
+        "x = bytearray(2 << 30)", workspace=ws, limits=Limits(memory_bytes=512 << 20), preload=LIGHT
+    )
+    assert hog.memory_exceeded and not hog.ok
+    assert hog.reason == "ran out of memory (limit 512 MiB)"
+    crash = run_python(
+        "import sys\nprint('warming up', file=sys.stderr)\nraise ValueError('boom')",
+        workspace=ws,
+        preload=LIGHT,
+    )
+    assert crash.exit_code == 1 and crash.signal is None
+    assert (
+        crash.reason.startswith("crashed with exit code 1: ") and "ValueError: boom" in crash.reason
+    )
+    assert crash.stderr_tail(1) == "ValueError: boom"
+    # the traceback is the one a fresh interpreter prints: no server or runpy frames
+    assert crash.stderr.splitlines()[1] == "Traceback (most recent call last):"
+    assert "runpy" not in crash.stderr and "_warm_server" not in crash.stderr
+    assert run_python("import sys; sys.exit(3)", workspace=ws, preload=LIGHT).exit_code == 3
+    message = run_python("import sys; sys.exit('bye')", workspace=ws, preload=LIGHT)
+    assert message.exit_code == 1 and message.stderr == "bye\n"
+    segv = run_python(
+        "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", workspace=ws, preload=LIGHT
+    )
+    assert segv.signal == signal.SIGSEGV and segv.reason == "killed by signal SIGSEGV"
+    cpu = run_python("while True: pass", workspace=ws, limits=Limits(cpu_seconds=1), preload=LIGHT)
+    assert cpu.reason == "exceeded the CPU time limit (1 s)"
+    assert _server_pid_of_run(ws) == server
+
+
+def test_output_files_and_threads_finish_as_at_interpreter_exit(ws: Path) -> None:
+    code = textwrap.dedent(
+        """
+        import atexit, threading, time
+        f = open("unclosed.txt", "w")
+        f.write("kept")
+        def late():
+            time.sleep(0.2)
+            open("thread.txt", "w").write("joined")
+        threading.Thread(target=late).start()
+        atexit.register(lambda: print("atexit ran"))
+        print("main done")
+        """
+    )
+    result = run_python(code, workspace=ws, preload=LIGHT)
+    assert result.ok and result.stdout == "main done\natexit ran\n"
+    assert (ws / "unclosed.txt").read_text() == "kept"
+    assert (ws / "thread.txt").read_text() == "joined"
+
+
+def test_process_count_limit_kills_tree(ws: Path) -> None:
+    code = (
+        "import subprocess\nps = [subprocess.Popen(['sleep', '1000']) for _ in range(30)]\n"
+        "import time; time.sleep(1000)"
+    )
+    start = time.monotonic()
+    limits = Limits(max_processes=10, wall_seconds=20)
+    result = run_python(code, workspace=ws, limits=limits, preload=LIGHT)
+    assert time.monotonic() - start < 5
+    assert result.reason.startswith("exceeded the limit of 10 processes; killed ")
+
+
+@pytest.mark.skipif(not BWRAP_WORKS, reason="bwrap unusable here")
+def test_network_is_cut_with_bwrap(ws: Path) -> None:
+    code = textwrap.dedent(
+        """
+        import os, socket
+        print(os.readlink('/proc/self/ns/net'))
+        s = socket.socket()
+        s.settimeout(2)
+        print(s.connect_ex(('192.0.2.1', 80)))
+        print(sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:]))
+        """
+    )
+    result = run_python(code, workspace=ws, preload=LIGHT)
+    assert result.ok and result.network_isolated
+    netns, errno_text, ifaces = result.stdout.splitlines()
+    assert netns != _netns() and int(errno_text) != 0 and ifaces == "['lo']"
+    opened = run_python(
+        code.split("s = socket")[0], workspace=ws, limits=Limits(network=True), preload=LIGHT
+    )
+    assert not opened.network_isolated and opened.stdout.strip() == _netns()
+
+
+async def test_concurrent_runs_return_their_own_output(tmp_path: Path) -> None:
+    spaces = [fresh_workspace(parent=tmp_path) for _ in range(4)]
+    code = "import os, sys, time\ntime.sleep(0.3)\nprint(os.getcwd())\nprint(os.getcwd(), file=sys.stderr)"
+    results = await asyncio.gather(
+        *(arun_python(code, workspace=ws, preload=LIGHT) for ws in spaces)
+    )
+    for ws, result in zip(spaces, results, strict=True):
+        assert result.ok, result.reason
+        assert result.stdout.strip() == result.stderr.strip() == str(ws.resolve())
+    assert len(_pool(LIGHT)["servers"]) <= (os.cpu_count() or 1)
+
+
+async def test_cancel_kills_the_tree_and_keeps_the_server(ws: Path) -> None:
+    server = _server_pid_of_run(ws)
+    pidfile = ws / "pid"
+    code = (
+        "import subprocess\n"
+        f"p = subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\np.wait()"
+    )
+    job = asyncio.create_task(arun_python(code, workspace=ws, preload=LIGHT))
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        await asyncio.sleep(0.02)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    assert _gone(int(pidfile.read_text()))
+    assert _server_pid_of_run(ws) == server
+
+
+def test_a_run_that_kills_its_server_gets_a_clear_result_and_a_new_server(ws: Path) -> None:
+    server = _server_pid_of_run(ws)
+    before = _pool(LIGHT)["replaced"]
+    result = run_python(
+        "import os, signal; os.kill(os.getppid(), signal.SIGKILL)", workspace=ws, preload=LIGHT
+    )
+    assert not result.ok and result.reason.startswith("the sandbox lost the run: warm server")
+    assert _pool(LIGHT)["replaced"] == before + 1
+    assert _gone(server)
+    assert _server_pid_of_run(ws) != server
+
+
+def test_failed_preload_falls_back_to_cold_and_says_why(ws: Path) -> None:
+    preload = ("no_such_module_for_scigate_tests",)
+    result = run_python("print('cold anyway')", workspace=ws, preload=preload)
+    assert result.ok and result.stdout == "cold anyway\n"
+    pool = _pool(preload)
+    assert pool["servers"] == [] and pool["fallbacks"] == 1
+    assert "ModuleNotFoundError" in pool["failure"]
+    note = protections()["warm pool"]
+    assert "1 cold fallbacks: import no_such_module_for_scigate_tests failed" in note
+
+
+MID_RUN = (
+    "run_python('import subprocess, time\\n'"
+    '           \'p = subprocess.Popen(["sleep", "1000"], start_new_session=True)\\n\''
+    '           \'open("pid", "w").write(str(p.pid))\\n\''
+    "           'time.sleep(1000)', workspace=Path(sys.argv[1]), preload=('json',))"
+)
+
+
+@pytest.mark.parametrize(
+    "ending", ["pass", "time.sleep(1000)", MID_RUN], ids=["exits", "killed", "killed-mid-run"]
+)
+def test_no_server_outlives_its_caller(ws: Path, tmp_path: Path, ending: str) -> None:
+    caller = tmp_path / "caller.py"
+    caller.write_text(
+        "import sys, time\nfrom pathlib import Path\nfrom scigate.sandbox import run_python\n"
+        "r = run_python('import os; print(os.getppid())', workspace=Path(sys.argv[1]),"
+        " preload=('json',))\n"
+        f"print(r.stdout.strip(), flush=True)\n{ending}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(caller), str(ws)], stdout=subprocess.PIPE, text=True
+    )
+    server = int(proc.stdout.readline())
+    assert not _gone(server)
+    sleeper = None
+    if ending == MID_RUN:
+        pidfile = ws / "pid"
+        deadline = time.monotonic() + 10
+        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        sleeper = int(pidfile.read_text())
+    if ending != "pass":
+        proc.kill()
+    proc.wait(timeout=20)
+    proc.stdout.close()
+    deadline = time.monotonic() + 5
+    while not (_gone(server) and (sleeper is None or _gone(sleeper))):
+        assert time.monotonic() < deadline, (server, sleeper)
+        time.sleep(0.05)
+
+
+def test_stop_warm_servers(ws: Path) -> None:
+    server = _server_pid_of_run(ws, preload=("csv",))
+    stop_warm_servers()
+    assert _gone(server) and warm_status() == []
+    assert _server_pid_of_run(ws, preload=("csv",)) != server
+
+
+@pytest.mark.slow
+def test_dolfinx_warm_run_equals_cold_run(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    script = DOLFINX_SCRIPT + textwrap.dedent(
+        """
+        import numpy as np
+        from dolfinx.fem.petsc import LinearProblem
+        facets = mesh.locate_entities_boundary(m, 1, lambda x: np.full(x.shape[1], True))
+        bc = fem.dirichletbc(0.0, fem.locate_dofs_topological(V, 1, facets), V)
+        x = ufl.SpatialCoordinate(m)
+        uh = LinearProblem(ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx, (1 + x[0]) * v * ufl.dx,
+                           bcs=[bc], petsc_options_prefix="p_",
+                           petsc_options={"ksp_type": "preonly", "pc_type": "lu"}).solve()
+        print(f"{fem.assemble_scalar(fem.form(uh * ufl.dx)):.12f}")
+        """
+    )
+    cold = run_python(script, workspace=fresh_workspace(parent=tmp_path), cache_dir=cache)
+    warm = [
+        run_python(
+            script, workspace=fresh_workspace(parent=tmp_path), cache_dir=cache, preload=DOLFINX
+        )
+        for _ in range(2)
+    ]
+    assert cold.ok, cold.stderr
+    for result in warm:
+        assert result.ok, result.stderr
+        assert result.stdout == cold.stdout  # value and the run's own FFCx cache dir
+    assert cold.stdout.splitlines()[0] == str((cache / "fenics").resolve())
+    assert len(_pool(DOLFINX)["servers"]) == 1
+
+
+def test_a_run_that_closes_its_streams_still_runs_to_the_end(ws: Path) -> None:
+    code = (
+        "import os, time\nprint('bye', flush=True)\nos.close(1)\nos.close(2)\n"
+        "time.sleep(0.5)\nopen('done', 'w').write('1')"
+    )
+    result = run_python(code, workspace=ws, preload=LIGHT)
+    assert result.ok and result.stdout == "bye\n" and result.seconds >= 0.5
+    assert (ws / "done").read_text() == "1"
