@@ -82,3 +82,36 @@ def test_cli_json_and_exit_codes(tmp_path: Path) -> None:
         timeout=120,
     )
     assert p.returncode == 1 and json.loads(p.stdout)["passed"] is False
+
+
+@pytest.mark.slow
+def test_cli_seeds_and_the_papers_item_0023(tmp_path: Path) -> None:
+    """`gate seeds` copies the expert items; the paper's worked example verifies to B."""
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "seeds", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert sorted(d.name for d in tmp_path.iterdir()) == [
+        "item_0023",
+        "seed_01",
+        "seed_02",
+        "seed_03",
+        "seed_04",
+        "seed_05",
+    ]
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "verify", str(tmp_path / "item_0023"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    data = json.loads(p.stdout)
+    assert (
+        p.returncode == 0
+        and data["passed"]
+        and data["printed"] == "0.060723"
+        and data["matched_option"] == "B"
+    )

@@ -373,3 +373,23 @@ def export_cmd(
         files = export_release(store, release, release_seed=release_seed)
         console.print(f"release: {files.items} items, seed {files.release_seed} → {release}")
     store.close()
+
+
+@app.command("seeds")
+def seeds_cmd(
+    out: Path = typer.Option(..., "--out", help="Directory to copy the items into."),
+    domain: str = typer.Option("fenicsx", "--domain", help="Domain pack."),
+) -> None:
+    """Copy the domain's expert seed items and worked examples (e.g. item 0023) to a directory."""
+    import shutil
+
+    from scigate.domains import get_domain
+
+    dom = get_domain(domain)
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out is not a directory: {out}")
+    out.mkdir(parents=True, exist_ok=True)
+    for src in [*dom.seed_dirs(), *dom.example_dirs()]:
+        dest = out / src.name
+        shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        console.print(f"{dest}")
