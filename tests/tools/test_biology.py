@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from pathlib import Path
@@ -10,18 +9,22 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
+from _library_calls import assert_offline_tools_refuse_garbage, fail, run, tools_of
 
 from scigate.tools import REGISTRY
 
 MODULES = [
     "biology",
+    "biology_codons",
+    "biology_common",
+    "biology_motifs",
+    "biology_peptides",
     "biology_protein",
     "biology_seqanalysis",
     "biology_structure",
     "biology_web",
 ]
-for _m in MODULES:
-    importlib.import_module(f"scigate.tools.library.{_m}")
+tools_of(MODULES)  # imports the modules, registering their tools
 
 DATA = Path(__file__).parent / "data"
 INSULIN = (  # human preproinsulin, UniProt P01308
@@ -31,20 +34,7 @@ INSULIN = (  # human preproinsulin, UniProt P01308
 
 
 def bio_tools():
-    return [t for t in REGISTRY.values() if t.fn.__module__.split(".")[-1] in MODULES]
-
-
-def run(name: str, /, **args):
-    result = REGISTRY[name](**args)
-    assert result["ok"], result
-    return result["value"]
-
-
-def fail(name: str, /, **args) -> str:
-    result = REGISTRY[name](**args)
-    assert result["ok"] is False, result
-    assert result["error"]
-    return result["error"]
+    return tools_of(MODULES)
 
 
 # --- reference values -----------------------------------------------------------------------
@@ -347,12 +337,7 @@ def test_bad_input_is_reported(name, args, needle):
 
 
 def test_every_offline_tool_survives_garbage():
-    for t in bio_tools():
-        if t.spec.network:
-            continue
-        first = (t.required_parameters or t.parameter_names)[0]
-        result = t.call({first: "@@ not valid @@"})
-        assert result.ok is False and result.error, t.name
+    assert_offline_tools_refuse_garbage(bio_tools())
 
 
 def test_tools_declare_biology_metadata():

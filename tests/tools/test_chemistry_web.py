@@ -8,6 +8,7 @@ import respx
 
 pytest.importorskip("rdkit")
 
+from scigate.tools._vocabulary import cas_check_digit_ok
 from scigate.tools.library import chemistry_web as web
 
 PUG = "https://pubchem.ncbi.nlm.nih.gov/rest/pug"
@@ -141,9 +142,8 @@ def test_smiles_to_cas_picks_the_first_valid_registry_number():
         route = mock.post(f"{PUG}/compound/smiles/synonyms/JSON").respond(json=SYNONYMS_BODY)
         assert web.smiles_to_cas("CC(=O)Oc1ccccc1C(=O)O")["value"] == "50-78-2"
     assert route.calls.last.request.content.startswith(b"smiles=")
-    assert (
-        web._valid_cas("50-78-2") and web._valid_cas("7732-18-5") and not web._valid_cas("50-78-3")
-    )
+    assert cas_check_digit_ok("50-78-2") and cas_check_digit_ok("7732-18-5")
+    assert not cas_check_digit_ok("50-78-3") and not cas_check_digit_ok("50-78-2x")
 
 
 def test_not_found_and_bad_input():

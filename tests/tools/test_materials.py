@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import time
@@ -11,15 +10,20 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
+from _library_calls import assert_offline_tools_refuse_garbage, fail, run, tools_of
 
 from scigate.tools import REGISTRY
 from scigate.tools._coverage import BUNDLED_CATALOGUE
+from scigate.tools.library.materials_project import MP_TABLE
 
-MODULES = ["materials", "materials_composition", "materials_project"]
-for _m in MODULES:
-    importlib.import_module(f"scigate.tools.library.{_m}")
-
-from scigate.tools.library.materials_project import MP_TABLE  # noqa: E402
+MODULES = [
+    "materials",
+    "materials_cells",
+    "materials_common",
+    "materials_composition",
+    "materials_project",
+]
+tools_of(MODULES)  # imports the modules, registering their tools
 
 DATA = Path(__file__).parent / "data"
 NACL = (DATA / "NaCl_rocksalt.cif").read_text()
@@ -30,21 +34,8 @@ N_A = 6.02214076e23
 CU_KA = 1.54184
 
 
-def run(name: str, /, **args):
-    result = REGISTRY[name](**args)
-    assert result["ok"], result
-    return result["value"]
-
-
-def fail(name: str, /, **args) -> str:
-    result = REGISTRY[name](**args)
-    assert result["ok"] is False, result
-    assert result["error"]
-    return result["error"]
-
-
 def material_tools():
-    return [t for t in REGISTRY.values() if t.fn.__module__.split(".")[-1] in MODULES]
+    return tools_of(MODULES)
 
 
 # --- structures -------------------------------------------------------------------------------
@@ -174,12 +165,7 @@ def test_bad_input_is_reported(name, args, needle):
 
 
 def test_every_offline_tool_survives_garbage():
-    for t in material_tools():
-        if t.spec.network:
-            continue
-        first = (t.required_parameters or t.parameter_names)[0]
-        result = t.call({first: "@@ not valid @@"})
-        assert result.ok is False and result.error, t.name
+    assert_offline_tools_refuse_garbage(material_tools())
 
 
 # --- Materials Project client -----------------------------------------------------------------------

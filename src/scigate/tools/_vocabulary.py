@@ -301,12 +301,22 @@ def _material_id(value: str) -> str | None:
     return None if ok else f"invalid material_id {value[:40]!r} (expected like 'mp-149')"
 
 
-def _cas(value: str) -> str | None:
-    m = re.fullmatch(r"(\d{2,7})-(\d{2})-(\d)", value)
+_CAS = re.compile(r"(\d{2,7})-(\d{2})-(\d)")
+
+
+def cas_check_digit_ok(value: str) -> bool:
+    """True when `value` is shaped like a CAS registry number and its check digit matches."""
+    m = _CAS.fullmatch(value)
     if not m:
-        return f"invalid CAS number {value[:40]!r}"
+        return False
     digits = (m.group(1) + m.group(2))[::-1]
-    if sum((i + 1) * int(d) for i, d in enumerate(digits)) % 10 != int(m.group(3)):
+    return sum((i + 1) * int(d) for i, d in enumerate(digits)) % 10 == int(m.group(3))
+
+
+def _cas(value: str) -> str | None:
+    if not _CAS.fullmatch(value):
+        return f"invalid CAS number {value[:40]!r}"
+    if not cas_check_digit_ok(value):
         return f"invalid CAS number {value!r}: check digit does not match"
     return None
 

@@ -10,14 +10,14 @@ import re
 from typing import Any
 
 from scigate.tools._tool import ToolExample, ToolInputError, tool
-from scigate.tools.library.biology import (
+from scigate.tools.library.biology_common import (
     BIO,
     DNA_LETTERS,
     PROTEIN_LETTERS,
-    _strip_sequence,
     clean_dna,
     clean_protein,
     reverse_complement,
+    strip_sequence,
 )
 
 MAX_ALIGN = 5000
@@ -54,7 +54,7 @@ def _kind(a: str, b: str, seq_type: str) -> str:
         raise ToolInputError(f"seq_type must be auto, dna or protein, got {seq_type!r}")
     if key == "auto":
         nucleic = set(DNA_LETTERS + "UN")
-        both = _strip_sequence(a, "sequence") + _strip_sequence(b, "sequence")
+        both = strip_sequence(a, "sequence") + strip_sequence(b, "sequence")
         key = "dna" if set(both) <= nucleic else "protein"
     return key
 

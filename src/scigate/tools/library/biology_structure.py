@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from scigate.tools._tool import ToolExample, ToolInputError, tool
-from scigate.tools.library.biology import BIO
+from scigate.tools.library.biology_common import BIO
 
 
 def _pdb_line(serial: int, name: str, res: str, x: float, y: float, z: float, el: str) -> str:

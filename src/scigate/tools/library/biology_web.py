@@ -13,7 +13,7 @@ from typing import Any
 
 from scigate.tools._http import ServiceUnavailable, fetch, fetch_json
 from scigate.tools._tool import ToolInputError, tool
-from scigate.tools.library.biology import BIO, clean_protein
+from scigate.tools.library.biology_common import BIO, clean_protein
 
 WEB_TIMEOUT = 15.0
 UNIPROT_SEARCH = "https://rest.uniprot.org/uniprotkb/search"

@@ -10,57 +10,30 @@ geometry (C-C 1.40 Å, C-H 1.08 Å): PMI1 = PMI2 = ½·Σ m r² ≈ 88.7 amu·Å
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
-from scigate.tools._tool import Tool, ToolExample, ToolInputError, tool
+from scigate.tools._tool import ToolExample, ToolInputError, tool
 from scigate.tools.library.chemistry_common import (
     RDKIT,
     SMILES_IN,
     SRC_RDKIT,
     embed_3d,
+    float_list,
     parse_smiles_list,
+    rdmd,
+    rdmd_tool,
 )
 
 BENZENE = "c1ccccc1"
 METHANE = "C"
 _SCEN = ["3D shape analysis", "conformer analysis", "QSAR"]
+_OBJ_3D = ["molecule", "3D conformer"]
 
 
-def _rdmd() -> Any:
-    from rdkit.Chem import rdMolDescriptors
-
-    return rdMolDescriptors
-
-
-def _shape_tool(
-    name: str,
-    calc: str,
-    functionality: str,
-    output: str,
-    examples: list[tuple[str, float, float]],
-) -> Tool:
-    """Register one SMILES -> float tool backed by `rdMolDescriptors.<calc>` on the seeded conformer."""
-
-    def run(smiles: str) -> float:
-        return float(getattr(_rdmd(), calc)(embed_3d(smiles)))
-
-    run.__doc__ = f"{functionality} (RDKit rdMolDescriptors.{calc}, ETKDG seed 0xF00D)."
-    return tool(
-        name=name,
-        functionality=functionality,
-        inputs=SMILES_IN,
-        outputs=[output],
-        category="chemistry",
-        source=SRC_RDKIT,
-        objects=["molecule", "3D conformer"],
-        scenarios=_SCEN,
-        requires=RDKIT,
-        examples=[
-            ToolExample(input={"smiles": s}, output=v, rel_tol=0, abs_tol=tol)
-            for s, v, tol in examples
-        ],
-    )(run)
+# every generated tool: rdMolDescriptors.<calc> of the seeded, relaxed 3D conformer
+_conformer_tool = functools.partial(rdmd_tool, prepare=embed_3d, scenarios=_SCEN, objects=_OBJ_3D)
 
 
 _SHAPES: list[tuple[str, str, str, str, list[tuple[str, float, float]]]] = [
@@ -144,7 +117,17 @@ _SHAPES: list[tuple[str, str, str, str, list[tuple[str, float, float]]]] = [
 ]
 
 for _name, _calc, _func, _out, _ex in _SHAPES:
-    _shape_tool(_name, _calc, _func, _out, _ex)
+    _conformer_tool(
+        _name,
+        _calc,
+        _func,
+        _out,
+        convert=float,
+        doc=f"RDKit rdMolDescriptors.{_calc}, ETKDG seed 0xF00D",
+        examples=[
+            ToolExample(input={"smiles": s}, output=v, rel_tol=0, abs_tol=tol) for s, v, tol in _ex
+        ],
+    )
 
 
 @tool(
@@ -166,26 +149,8 @@ for _name, _calc, _func, _out, _ex in _SHAPES:
 def npr_pair(smiles: str) -> dict[str, float]:
     """NPR1 and NPR2 together (place the molecule in the rod-disc-sphere triangle)."""
     mol = embed_3d(smiles)
-    md = _rdmd()
+    md = rdmd()
     return {"npr1": float(md.CalcNPR1(mol)), "npr2": float(md.CalcNPR2(mol))}
-
-
-def _vector_tool(name: str, calc: str, functionality: str, output: str, length: int | None) -> Tool:
-    def run(smiles: str) -> list[float]:
-        return [float(x) for x in getattr(_rdmd(), calc)(embed_3d(smiles))]
-
-    run.__doc__ = f"{functionality} (RDKit rdMolDescriptors.{calc}; {length or 'variable'} values)."
-    return tool(
-        name=name,
-        functionality=functionality,
-        inputs=SMILES_IN,
-        outputs=[output],
-        category="chemistry",
-        source=SRC_RDKIT,
-        objects=["molecule", "3D conformer"],
-        scenarios=_SCEN,
-        requires=RDKIT,
-    )(run)
 
 
 _VECTORS = [
@@ -241,7 +206,14 @@ _VECTORS = [
 ]
 
 for _name, _calc, _func, _out, _len in _VECTORS:
-    _vector_tool(_name, _calc, _func, _out, _len)
+    _conformer_tool(
+        _name,
+        _calc,
+        _func,
+        _out,
+        convert=float_list,
+        doc=f"RDKit rdMolDescriptors.{_calc}; {_len or 'variable'} values",
+    )
 
 
 @tool(
@@ -257,7 +229,7 @@ for _name, _calc, _func, _out, _len in _VECTORS:
 )
 def coulomb_matrix(smiles: str) -> list[list[float]]:
     """Square matrix over all atoms (H included) in RDKit atom order."""
-    mat = _rdmd().CalcCoulombMat(embed_3d(smiles))
+    mat = rdmd().CalcCoulombMat(embed_3d(smiles))
     return [[float(x) for x in row] for row in mat]
 
 
@@ -284,7 +256,7 @@ def eem_charges(smiles: str) -> list[float]:
         raise ToolInputError(
             f"EEM charges are only supported for neutral molecules (net charge {net:+d})"
         )
-    return [float(x) for x in _rdmd().CalcEEMcharges(mol)]
+    return [float(x) for x in rdmd().CalcEEMcharges(mol)]
 
 
 @tool(

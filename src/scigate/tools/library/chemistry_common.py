@@ -7,9 +7,10 @@ tool library stays fast; RDKit's own stderr logging is silenced once, on first u
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
-from scigate.tools._tool import ToolInputError
+from scigate.tools._tool import Tool, ToolExample, ToolInputError, tool
 
 EMBED_SEED = 0xF00D  # fixed ETKDG seed: 3D descriptors are reproducible run to run
 
@@ -25,6 +26,72 @@ def rdkit_chem() -> Any:
 
     RDLogger.DisableLog("rdApp.*")
     return Chem
+
+
+def rdmd() -> Any:
+    """`rdkit.Chem.rdMolDescriptors`, imported on first use."""
+    from rdkit.Chem import rdMolDescriptors
+
+    return rdMolDescriptors
+
+
+def rdkit_tool(
+    name: str,
+    functionality: str,
+    *,
+    outputs: list[str],
+    scenarios: list[str],
+    objects: list[str] | None = None,
+    inputs: list[str] | None = None,
+    examples: list[tuple[dict[str, Any], Any]] | list[ToolExample] | None = None,
+) -> Callable[[Callable[..., Any]], Tool]:
+    """The `@tool` decorator of an RDKit chemistry tool (SMILES in, `molecule` object by default)."""
+    return tool(
+        name=name,
+        functionality=functionality,
+        inputs=inputs or SMILES_IN,
+        outputs=outputs,
+        category="chemistry",
+        source=SRC_RDKIT,
+        objects=objects or ["molecule"],
+        scenarios=scenarios,
+        requires=RDKIT,
+        examples=examples or [],
+    )
+
+
+def rdmd_tool(
+    name: str,
+    calc: str,
+    functionality: str,
+    output: str,
+    *,
+    prepare: Callable[[str], Any],
+    convert: Callable[[Any], Any],
+    doc: str,
+    scenarios: list[str],
+    objects: list[str] | None = None,
+    examples: list[ToolExample] | None = None,
+) -> Tool:
+    """Register one SMILES tool answering ``convert(rdMolDescriptors.<calc>(prepare(smiles)))``."""
+
+    def run(smiles: str) -> Any:
+        return convert(getattr(rdmd(), calc)(prepare(smiles)))
+
+    run.__doc__ = f"{functionality} ({doc})."
+    return rdkit_tool(
+        name,
+        functionality,
+        outputs=[output],
+        scenarios=scenarios,
+        objects=objects,
+        examples=examples,
+    )(run)
+
+
+def float_list(values: Any) -> list[float]:
+    """A sequence of numbers as a list of Python floats."""
+    return [float(x) for x in values]
 
 
 def _syntax_hint(text: str) -> str:
@@ -55,6 +122,11 @@ def parse_smiles(smiles: str, *, sanitize: bool = True) -> Any:
     except Exception as exc:  # RDKit raises its own sanitization exception types
         raise ToolInputError(f"invalid SMILES '{text}': {exc}") from None
     raise ToolInputError(f"invalid SMILES '{text}': rejected by RDKit")
+
+
+def atoms_of(smiles: str) -> list[Any]:
+    """The atoms of the molecule parsed from `smiles`."""
+    return list(parse_smiles(smiles).GetAtoms())
 
 
 def parse_smiles_list(smiles_list: list[str]) -> list[Any]:

@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from scigate.tools._tool import Tool, ToolExample, ToolInputError, tool
-from scigate.tools.library.chemistry_common import RDKIT, SMILES_IN, SRC_RDKIT, parse_smiles
+from scigate.tools.library.chemistry_common import (
+    RDKIT,
+    SMILES_IN,
+    SRC_RDKIT,
+    parse_smiles,
+    rdmd,
+    rdmd_tool,
+)
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 CAFFEINE = "Cn1c(=O)c2c(ncn2C)n(C)c1=O"
@@ -19,12 +26,6 @@ NICOTINE = "CN1CCC[C@H]1c1cccnc1"
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
 SPIRO = "C1CCC2(C1)CCNCC2"  # 3-azaspiro[5.4]decane
 NORBORNANE = "C1CC2CCC1C2"
-
-
-def _rdmd() -> Any:
-    from rdkit.Chem import rdMolDescriptors
-
-    return rdMolDescriptors
 
 
 def _descriptor_tool(
@@ -39,26 +40,20 @@ def _descriptor_tool(
     tol: float = 1e-6,
 ) -> Tool:
     """Register one SMILES -> number tool backed by `rdMolDescriptors.<calc>`."""
-
-    def run(smiles: str) -> Any:
-        return kind(getattr(_rdmd(), calc)(parse_smiles(smiles)))
-
-    run.__doc__ = f"{functionality} (RDKit rdMolDescriptors.{calc})."
-    return tool(
-        name=name,
-        functionality=functionality,
-        inputs=SMILES_IN,
-        outputs=[output],
-        category="chemistry",
-        source=SRC_RDKIT,
-        objects=["molecule"],
+    return rdmd_tool(
+        name,
+        calc,
+        functionality,
+        output,
+        prepare=parse_smiles,
+        convert=kind,
+        doc=f"RDKit rdMolDescriptors.{calc}",
         scenarios=scenarios or ["molecular descriptor calculation", "QSAR"],
-        requires=RDKIT,
         examples=[
             ToolExample(input={"smiles": s}, output=v, rel_tol=tol, abs_tol=tol)
             for s, v in examples
         ],
-    )(run)
+    )
 
 
 _COUNT_SCEN = ["molecular descriptor calculation", "structure analysis", "drug-likeness filtering"]
@@ -401,7 +396,7 @@ for _name, _calc, _func, _out, _ex in _INDICES:
 )
 def crippen_descriptors(smiles: str) -> dict[str, float]:
     """Atom-contribution logP and MR (Wildman & Crippen 1999)."""
-    logp, mr = _rdmd().CalcCrippenDescriptors(parse_smiles(smiles))
+    logp, mr = rdmd().CalcCrippenDescriptors(parse_smiles(smiles))
     return {"logp": float(logp), "mr": float(mr)}
 
 
@@ -574,7 +569,7 @@ _BCUT_KEYS = [
 )
 def bcut(smiles: str) -> dict[str, float]:
     """BCUT2D values keyed mass/gasteiger/logp/mr high and low."""
-    values = _rdmd().BCUT2D(parse_smiles(smiles))
+    values = rdmd().BCUT2D(parse_smiles(smiles))
     return {k: float(v) for k, v in zip(_BCUT_KEYS, values, strict=True)}
 
 
@@ -591,7 +586,7 @@ def bcut(smiles: str) -> dict[str, float]:
 )
 def autocorr2d(smiles: str) -> list[float]:
     """Moreau-Broto autocorrelations of 6 atomic properties over lags 1-8 (4 normalisations)."""
-    return [float(x) for x in _rdmd().CalcAUTOCORR2D(parse_smiles(smiles))]
+    return [float(x) for x in rdmd().CalcAUTOCORR2D(parse_smiles(smiles))]
 
 
 @tool(
@@ -646,7 +641,7 @@ def lipinski(smiles: str) -> dict[str, Any]:
     from rdkit.Chem import Descriptors
 
     mol = parse_smiles(smiles)
-    md = _rdmd()
+    md = rdmd()
     props = {
         "molecular_weight": float(Descriptors.MolWt(mol)),
         "logp": float(Descriptors.MolLogP(mol)),

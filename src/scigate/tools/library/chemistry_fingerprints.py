@@ -16,18 +16,14 @@ from scigate.tools.library.chemistry_common import (
     RDKIT,
     SMILES_IN,
     SRC_RDKIT,
+    atoms_of,
     check_bits,
     on_bits,
     parse_smiles,
     parse_smiles_list,
+    rdkit_tool,
     sparse_counts,
 )
-
-
-def _atoms(smiles: str) -> list[Any]:
-    mol = parse_smiles(smiles)
-    return list(mol.GetAtoms())
-
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 _SCEN = ["molecular fingerprinting", "similarity search", "machine-learning features"]
@@ -106,18 +102,9 @@ def _register_bits(
             return on_bits(_bit_fp(parse_smiles(smiles), kind, check_bits(n_bits)))
 
     run.__doc__ = f"{functionality} Returns the set bits."
-    return tool(
-        name=name,
-        functionality=functionality,
-        inputs=SMILES_IN,
-        outputs=[output],
-        category="chemistry",
-        source=SRC_RDKIT,
-        objects=["molecule"],
-        scenarios=_SCEN,
-        requires=RDKIT,
-        examples=examples or [],
-    )(run)
+    return rdkit_tool(name, functionality, outputs=[output], scenarios=_SCEN, examples=examples)(
+        run
+    )
 
 
 _ETHANOL_MORGAN = {"n_bits": 2048, "num_on_bits": 6, "on_bits": [80, 222, 294, 807, 1057, 1410]}
@@ -218,17 +205,7 @@ def _register_counts(name: str, make: Callable[[], Any], functionality: str, out
         return sparse_counts(make().GetSparseCountFingerprint(parse_smiles(smiles)))
 
     run.__doc__ = f"{functionality} Returns unfolded feature ids with counts."
-    return tool(
-        name=name,
-        functionality=functionality,
-        inputs=SMILES_IN,
-        outputs=[output],
-        category="chemistry",
-        source=SRC_RDKIT,
-        objects=["molecule"],
-        scenarios=_SCEN,
-        requires=RDKIT,
-    )(run)
+    return rdkit_tool(name, functionality, outputs=[output], scenarios=_SCEN)(run)
 
 
 _register_counts(
@@ -492,7 +469,14 @@ def atom_pair_codes(smiles: str) -> list[int]:
     """`rdMolDescriptors.GetAtomPairAtomCode` for each atom."""
     from rdkit.Chem import rdMolDescriptors
 
-    return [int(rdMolDescriptors.GetAtomPairAtomCode(a)) for a in _atoms(smiles)]
+    return [int(rdMolDescriptors.GetAtomPairAtomCode(a)) for a in atoms_of(smiles)]
+
+
+def _mhfp_encoder(n_permutations: int) -> Any:
+    """RDKit's MHFP encoder with the fixed seed 42 used by the MHFP/SECFP tools."""
+    from rdkit.Chem import rdMHFPFingerprint
+
+    return rdMHFPFingerprint.MHFPEncoder(n_permutations, 42)
 
 
 @tool(
@@ -508,9 +492,7 @@ def atom_pair_codes(smiles: str) -> list[int]:
 )
 def secfp(smiles: str, radius: int = 3, n_bits: int = 2048) -> dict[str, Any]:
     """SECFP bits (folded shingle hashes)."""
-    from rdkit.Chem import rdMHFPFingerprint
-
-    enc = rdMHFPFingerprint.MHFPEncoder(2048, 42)
+    enc = _mhfp_encoder(2048)
     return on_bits(
         enc.EncodeSECFPMol(parse_smiles(smiles), radius, True, False, False, 1, check_bits(n_bits))
     )
@@ -529,9 +511,7 @@ def secfp(smiles: str, radius: int = 3, n_bits: int = 2048) -> dict[str, Any]:
 )
 def mhfp(smiles: str, radius: int = 3) -> list[int]:
     """128 MinHash values of the molecule's circular-substructure shingles."""
-    from rdkit.Chem import rdMHFPFingerprint
-
-    enc = rdMHFPFingerprint.MHFPEncoder(128, 42)
+    enc = _mhfp_encoder(128)
     return [int(x) for x in enc.EncodeMol(parse_smiles(smiles), radius, True, False, False, 1)]
 
 
@@ -548,9 +528,7 @@ def mhfp(smiles: str, radius: int = 3) -> list[int]:
 )
 def shingling(smiles: str, radius: int = 3) -> list[str]:
     """Substructure SMILES shingles, sorted."""
-    from rdkit.Chem import rdMHFPFingerprint
-
-    enc = rdMHFPFingerprint.MHFPEncoder(128, 42)
+    enc = _mhfp_encoder(128)
     shingles = enc.CreateShinglingFromMol(parse_smiles(smiles), radius, True, False, 1)
     return sorted(s.decode() if isinstance(s, bytes) else str(s) for s in shingles)
 

@@ -11,20 +11,15 @@ from typing import Any
 from scigate.tools._tool import Tool, ToolInputError, tool
 from scigate.tools.library.chemistry_common import (
     RDKIT,
-    SMILES_IN,
     SRC_RDKIT,
+    atoms_of,
     canonical,
     parse_pattern,
     parse_smarts,
     parse_smiles,
     rdkit_chem,
+    rdkit_tool,
 )
-
-
-def _atoms(smiles: str) -> list[Any]:
-    mol = parse_smiles(smiles)
-    return list(mol.GetAtoms())
-
 
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 _EDIT = ["structure editing", "cheminformatics preprocessing"]
@@ -40,17 +35,12 @@ def _smiles_tool(
     examples: list[tuple[dict[str, Any], Any]] | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]:
     """Decorator shortcut for SMILES -> SMILES/structure tools."""
-    return tool(
-        name=name,
-        functionality=functionality,
-        inputs=SMILES_IN,
+    return rdkit_tool(
+        name,
+        functionality,
         outputs=outputs or ["SMILES"],
-        category="chemistry",
-        source=SRC_RDKIT,
-        objects=["molecule"],
         scenarios=scenarios or _EDIT,
-        requires=RDKIT,
-        examples=examples or [],
+        examples=examples,
     )
 
 
@@ -415,7 +405,7 @@ def formal_charge(smiles: str) -> int:
 )
 def formal_charges(smiles: str) -> list[int]:
     """Formal charges in atom order."""
-    return [a.GetFormalCharge() for a in _atoms(smiles)]
+    return [a.GetFormalCharge() for a in atoms_of(smiles)]
 
 
 @_smiles_tool(
@@ -427,7 +417,7 @@ def formal_charges(smiles: str) -> list[int]:
 )
 def hybridization(smiles: str) -> list[str]:
     """Hybridisation names in atom order."""
-    return [str(a.GetHybridization()) for a in _atoms(smiles)]
+    return [str(a.GetHybridization()) for a in atoms_of(smiles)]
 
 
 @_smiles_tool(
@@ -482,7 +472,7 @@ def atom_features(smiles: str) -> list[dict[str, Any]]:
             "formal_charge": a.GetFormalCharge(),
             "num_hs": a.GetTotalNumHs(),
         }
-        for a in _atoms(smiles)
+        for a in atoms_of(smiles)
     ]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from scigate.tools._http import fetch, fetch_json
 from scigate.tools._tool import ToolInputError, tool
+from scigate.tools._vocabulary import cas_check_digit_ok
 from scigate.tools.library.chemistry_common import parse_smiles
 
 PUG = "https://pubchem.ncbi.nlm.nih.gov/rest/pug"
@@ -20,7 +21,6 @@ SERVICE = "PubChem"
 SOURCE = "PubChem PUG-REST"
 TIMEOUT = 15.0
 _INCHIKEY_RE = re.compile(r"^[A-Z]{14}-[A-Z]{8}[SN][A-Z]-[A-Z]$")
-_CAS_RE = re.compile(r"^(\d{2,7})-(\d{2})-(\d)$")
 _SMILES_KEYS = ("SMILES", "IsomericSMILES", "CanonicalSMILES", "ConnectivitySMILES")
 PROPERTIES = (
     "MolecularFormula",
@@ -58,11 +58,27 @@ def _name(name: str) -> str:
     return text
 
 
-def _first_property_row(body: Any) -> dict[str, Any]:
+def _pug(path: str, *, post: dict[str, str] | None = None) -> Any:
+    """The JSON answer of PUG-REST ``<path>/JSON``, POSTing `post` as form data when given."""
+    return fetch_json(
+        f"{PUG}/{path}/JSON",
+        service=SERVICE,
+        method="GET" if post is None else "POST",
+        data=post,
+        timeout=TIMEOUT,
+    )
+
+
+def _dig(body: Any, outer: str, inner: str, what: str) -> Any:
+    """``body[outer][inner]``; a `ToolInputError` naming `what` when the answer lacks it."""
     try:
-        rows = body["PropertyTable"]["Properties"]
+        return body[outer][inner]
     except (KeyError, TypeError):
-        raise ToolInputError("PubChem answer has no PropertyTable") from None
+        raise ToolInputError(f"PubChem answer has no {what}") from None
+
+
+def _first_property_row(body: Any) -> dict[str, Any]:
+    rows = _dig(body, "PropertyTable", "Properties", "PropertyTable")
     if not rows:
         raise ToolInputError("PubChem returned no compound")
     return rows[0]
@@ -82,22 +98,11 @@ def _smiles_from_row(row: dict[str, Any]) -> str:
 
 
 def _by_inchikey(inchikey: str, prop: str) -> dict[str, Any]:
-    key = _inchikey(inchikey)
-    body = fetch_json(
-        f"{PUG}/compound/inchikey/{key}/property/{prop}/JSON", service=SERVICE, timeout=TIMEOUT
-    )
-    return _first_property_row(body)
+    return _first_property_row(_pug(f"compound/inchikey/{_inchikey(inchikey)}/property/{prop}"))
 
 
 def _by_name(name: str, prop: str) -> dict[str, Any]:
-    body = fetch_json(
-        f"{PUG}/compound/name/property/{prop}/JSON",
-        service=SERVICE,
-        method="POST",
-        data={"name": _name(name)},
-        timeout=TIMEOUT,
-    )
-    return _first_property_row(body)
+    return _first_property_row(_pug(f"compound/name/property/{prop}", post={"name": _name(name)}))
 
 
 _WEB_SCEN = ["database lookup", "identifier resolution"]
@@ -199,16 +204,10 @@ def pubchem_name_to_smiles(name: str) -> str:
 )
 def name_to_cid(name: str) -> list[int]:
     """PUG-REST compound/name/cids (POST name=...)."""
-    body = fetch_json(
-        f"{PUG}/compound/name/cids/JSON",
-        service=SERVICE,
-        method="POST",
-        data={"name": _name(name)},
-        timeout=TIMEOUT,
-    )
+    body = _pug("compound/name/cids", post={"name": _name(name)})
     try:
-        cids = [int(c) for c in body["IdentifierList"]["CID"]]
-    except (KeyError, TypeError, ValueError):
+        cids = [int(c) for c in _dig(body, "IdentifierList", "CID", "CID list")]
+    except (TypeError, ValueError):
         raise ToolInputError("PubChem answer has no CID list") from None
     if not cids or cids == [0]:
         raise ToolInputError(f"PubChem has no compound named '{name.strip()}'")
@@ -239,14 +238,6 @@ def pubchem_properties(name: str) -> dict[str, Any]:
     return out
 
 
-def _valid_cas(text: str) -> bool:
-    m = _CAS_RE.match(text)
-    if not m:
-        return False
-    digits = (m.group(1) + m.group(2))[::-1]
-    return sum((i + 1) * int(d) for i, d in enumerate(digits)) % 10 == int(m.group(3))
-
-
 @tool(
     name="SMILESToCAS",
     functionality="Find the CAS registry number of a molecule from its SMILES via PubChem synonyms (check digit verified).",
@@ -262,19 +253,9 @@ def _valid_cas(text: str) -> bool:
 def smiles_to_cas(smiles: str) -> str:
     """PUG-REST compound/smiles/synonyms (POST smiles=...); the first synonym that is a valid CAS number."""
     parse_smiles(smiles)
-    body = fetch_json(
-        f"{PUG}/compound/smiles/synonyms/JSON",
-        service=SERVICE,
-        method="POST",
-        data={"smiles": smiles.strip()},
-        timeout=TIMEOUT,
-    )
-    try:
-        info = body["InformationList"]["Information"]
-    except (KeyError, TypeError):
-        raise ToolInputError("PubChem answer has no synonym list") from None
-    for entry in info:
+    body = _pug("compound/smiles/synonyms", post={"smiles": smiles.strip()})
+    for entry in _dig(body, "InformationList", "Information", "synonym list"):
         for synonym in entry.get("Synonym", []):
-            if _valid_cas(str(synonym).strip()):
+            if cas_check_digit_ok(str(synonym).strip()):
                 return str(synonym).strip()
     raise ToolInputError("PubChem lists no CAS registry number for this structure")

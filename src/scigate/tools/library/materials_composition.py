@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from scigate.tools._tool import ToolExample, ToolInputError, tool
-from scigate.tools.library.materials import PMG
+from scigate.tools.library.materials_common import PMG
 
 FORMULA = "Molecule Formula"
 

@@ -310,7 +310,7 @@ def _search(params: dict[str, Any], limit: int) -> list[dict[str, Any]]:
     ]
 
 
-def _elements(text: str, sep: str) -> list[str]:
+def _elements(text: str) -> list[str]:
     from pymatgen.core import Element
 
     items = [e for e in re.split(r"[\s,;\-]+", text.strip()) if e]
@@ -354,7 +354,7 @@ def material_ids_by_formula(formula: str, limit: int = 50) -> list[dict[str, Any
 )
 def search_by_elements(elements: str, limit: int = 50) -> list[dict[str, Any]]:
     """Summary search with ``elements=``."""
-    return _search({"elements": ",".join(_elements(elements, ","))}, limit)
+    return _search({"elements": ",".join(_elements(elements))}, limit)
 
 
 @tool(
@@ -370,7 +370,7 @@ def search_by_elements(elements: str, limit: int = 50) -> list[dict[str, Any]]:
 )
 def search_by_chemsys(chemsys: str, limit: int = 50) -> list[dict[str, Any]]:
     """Summary search with ``chemsys=`` (elements sorted and joined by '-')."""
-    return _search({"chemsys": "-".join(sorted(_elements(chemsys, "-")))}, limit)
+    return _search({"chemsys": "-".join(sorted(_elements(chemsys)))}, limit)
 
 
 @tool(
