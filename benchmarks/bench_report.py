@@ -6,10 +6,13 @@ Builds a synthetic database (templated questions from a dozen families, so near-
 clusters are as concentrated as in the ToolGate paper; verify for all, two shuffled
 screens with 3 calls each for the verified, a solve for the survivors, model calls for
 every screen call, generator call and solver step), then times `build_report` stage by
-stage. The baseline is the naive near-duplicate search (all-pairs token Jaccard) on a
-subsample, timed against prefix filtering on the same subsample and extrapolated
-quadratically to the full size. With `--chromium` it also times headless Chromium
-loading the 10k-item report (`--dump-dom`).
+stage. The baselines, in the same run: the naive near-duplicate search (all-pairs token
+Jaccard) on a subsample, timed against the vectorised clustering and the prefix-filtered
+pair list on the same subsample and extrapolated quadratically to the full size; and the
+item data embedded as plain JSON (as the report did before) against the gzip + base64
+payload. With `--chromium` it also times headless Chromium loading the report until the
+item rows and the first item are rendered (`--virtual-time-budget`, `--dump-dom`), for
+the report as written and for the same page with the plain-JSON payload of the old page.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -26,8 +30,8 @@ import time
 from itertools import combinations
 from pathlib import Path
 
-from scigate.gate._audit import audit, latest_results
-from scigate.gate._report import browser_items, build_report
+from scigate.gate._audit import audit, gate_rows, latest_results
+from scigate.gate._report import browser_items, build_report, pack_items
 from scigate.gate._similarity import clusters, jaccard, similar_clusters, similar_pairs, tokens
 from scigate.store import Store, candidate_id, question_key
 
@@ -260,6 +264,44 @@ def timed(fn, *args, **kw):
     return out, time.perf_counter() - t0
 
 
+def chromium_dump(chromium: str, html: Path, profile: Path) -> tuple[float, int, bool]:
+    """Seconds for headless Chromium to load the page, rows rendered, first item shown."""
+    cmd = [
+        chromium,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=5000",
+        "--dump-dom",
+        html.as_uri(),
+    ]
+    done, t = timed(subprocess.run, cmd, capture_output=True, text=True, timeout=600)
+    rows = len(re.findall(r'<div class="row(?: sel)?" data-id="[0-9a-f]+"', done.stdout))
+    return t, rows, "Candidate <code>" in done.stdout
+
+
+def plain_json_page(html: str, items: list[dict]) -> str:
+    """The page with the old payload: every item as plain JSON, parsed at once."""
+    data = json.dumps(items, default=str, ensure_ascii=False).replace("<", "\\u003c")
+    head, rest = html.split('<script id="items-data" type="application/json">', 1)
+    _, script = rest.split("</script>", 1)
+    old = (
+        "const items = JSON.parse(document.getElementById('items-data').textContent);"
+        "const payload = {block: items.length || 1};"
+        "async function unpack() { return items; }"
+    )
+    script = script.replace(
+        'const payload = JSON.parse($("items-data").textContent);', old
+    ).replace("items = await unpack(payload.index);", "")
+    script = script.replace("  let items;\n", "")
+    return f'{head}<script id="items-data" type="application/json">{data}</script>{script}'
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--candidates", type=int, default=10_000)
@@ -273,19 +315,25 @@ def main() -> None:
         store = Store(db, create=False)
 
         cands, t_c = timed(store.candidates)
-        latest, t_l = timed(latest_results, store)
+        rows, t_g = timed(gate_rows, store)
+        latest, t_l = timed(latest_results, store, rows)
         result, t_a = timed(audit, store, candidates=cands, latest=latest)
-        _, t_b = timed(browser_items, store, candidates=cands, latest=latest)
+        items, t_b = timed(browser_items, store, candidates=cands, latest=latest, rows=rows)
+        _, t_p = timed(pack_items, items)
         files, t_report = timed(build_report, store, Path(tmp) / "report")
         size = files.html.stat().st_size
+        plain = len(json.dumps(items, default=str, ensure_ascii=False).encode())
         print(
-            f"stages: candidates {t_c:.2f} s, latest results {t_l:.2f} s, audit {t_a:.2f} s, "
-            f"browser items {t_b:.2f} s"
+            f"stages: candidates {t_c:.2f} s, gate results {t_g:.2f} s, latest {t_l:.2f} s, "
+            f"audit {t_a:.2f} s, browser items {t_b:.2f} s, packing the item data {t_p:.2f} s"
         )
         print(
             f"build_report ({counts['candidates']} candidates): {t_report:.2f} s; "
-            f"report.html {size / 1e6:.1f} MB; largest Jaccard cluster "
-            f"{result.largest_cluster_size} ({result.largest_cluster_share}); funnel {result.funnel}"
+            f"report.html {size / 1e6:.1f} MB (item data as plain JSON alone: "
+            f"{plain / 1e6:.1f} MB, ratio {plain / size:.0f}x); largest Jaccard cluster "
+            f"{result.largest_cluster_size} ({result.largest_cluster_share}); "
+            f"pool {result.pool_size}, largest pool cluster {result.pool_largest_cluster_size}; "
+            f"funnel {result.funnel}"
         )
 
         sample = [tokens(c.question) for c in cands[: args.baseline_sample]]
@@ -298,35 +346,29 @@ def main() -> None:
         _, t_full = timed(similar_clusters, all_sets, 0.7)
         scale = (len(all_sets) / len(sample)) ** 2
         print(
-            f"near-duplicate clusters on {len(sample)}: component-skipping prefix filter "
-            f"{t_fast:.2f} s, prefix-filtered pair list {t_prefix:.2f} s, all pairs {t_slow:.2f} s "
-            f"({len(slow_pairs)} similar pairs; ratio all pairs / ours {t_slow / t_fast:.1f}x)"
+            f"near-duplicate clusters on {len(sample)}: vectorised {t_fast:.2f} s, "
+            f"prefix-filtered pair list {t_prefix:.2f} s, all pairs {t_slow:.2f} s "
+            f"({len(slow_pairs)} similar pairs; ratio all pairs / ours {t_slow / t_fast:.0f}x)"
         )
         print(
             f"near-duplicate clusters on {len(all_sets)}: ours {t_full:.2f} s; all pairs "
             f"extrapolated {t_slow * scale:.0f} s (ratio {t_slow * scale / t_full:.0f}x); "
-            f"the report with the naive search would take ~{t_report - t_full + t_slow * scale:.0f} s"
+            f"the report with the naive search would take ~{t_report + 2 * (t_slow * scale - t_full):.0f} s"
         )
         store.close()
 
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if args.chromium and chromium:
-            cmd = [
-                chromium,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                f"--user-data-dir={Path(tmp) / 'profile'}",
-                "--dump-dom",
-                files.html.as_uri(),
-            ]
-            done, t_chr = timed(subprocess.run, cmd, capture_output=True, text=True, timeout=600)
-            rows = done.stdout.count('<div class="row')
-            print(f"chromium --dump-dom on the report: {t_chr:.1f} s, {rows} rows rendered")
+            old = Path(tmp) / "plain.html"
+            old.write_text(plain_json_page(files.html.read_text(), items), encoding="utf-8")
+            t_new, rows_new, shown_new = chromium_dump(chromium, files.html, Path(tmp) / "p1")
+            t_old, rows_old, shown_old = chromium_dump(chromium, old, Path(tmp) / "p2")
+            print(
+                f"chromium --dump-dom: report {size / 1e6:.1f} MB {t_new:.1f} s ({rows_new} rows, "
+                f"first item shown: {shown_new}); plain-JSON page {old.stat().st_size / 1e6:.1f} MB "
+                f"{t_old:.1f} s ({rows_old} rows, first item shown: {shown_old}); "
+                f"ratio {t_old / t_new:.1f}x"
+            )
         elif args.chromium:
             print("chromium not found", file=sys.stderr)
 

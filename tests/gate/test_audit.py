@@ -279,3 +279,108 @@ def test_similar_clusters_equal_components_of_all_pairs(seed: int, threshold: fl
     pairs = [(i, j, 1.0) for i, j in _brute(sets, threshold)]
     assert similar_clusters(sets, threshold) == clusters(len(sets), pairs)
     assert similar_clusters([], threshold) == []
+
+
+def _random_family_sets(rng: random.Random, n: int) -> list[frozenset[str]]:
+    """Templated sets (a few bases, mutated), empty sets and identical copies mixed in."""
+    vocab = [f"w{k}" for k in range(rng.choice([6, 25, 200]))]
+    base = [frozenset(rng.sample(vocab, rng.randint(0, min(30, len(vocab))))) for _ in range(5)]
+    sets: list[frozenset[str]] = []
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.05:
+            sets.append(frozenset())
+        elif r < 0.15 and sets:
+            sets.append(rng.choice(sets))  # an identical question
+        else:
+            s = set(rng.choice(base))
+            for _ in range(rng.randint(0, 5)):
+                if s and rng.random() < 0.5:
+                    s.discard(rng.choice(sorted(s)))
+                else:
+                    s.add(rng.choice(vocab))
+            sets.append(frozenset(s))
+    rng.shuffle(sets)
+    return sets
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("threshold", [0.3, 0.55, 0.7, 0.9, 1.0])
+def test_vectorised_clusters_equal_brute_force(seed: int, threshold: float) -> None:
+    rng = random.Random(1000 + seed)
+    sets = _random_family_sets(rng, rng.choice([1, 2, 30, 220]))
+    want = clusters(len(sets), [(i, j, 1.0) for i, j in _brute(sets, threshold)])
+    assert similar_clusters(sets, threshold) == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vectorised_clusters_sparse_rows_and_small_batches(seed: int, monkeypatch) -> None:
+    from scigate.gate import _similarity
+
+    rng = random.Random(2000 + seed)
+    sets = _random_family_sets(rng, 180)
+    want = clusters(len(sets), [(i, j, 1.0) for i, j in _brute(sets, 0.7)])
+    # overlaps counted with sparse rows instead of bitsets, pairs generated a few at a time
+    monkeypatch.setattr(_similarity, "_MAX_WORDS", 0)
+    monkeypatch.setattr(_similarity, "_BATCH", 7)
+    assert similar_clusters(sets, 0.7) == want
+
+
+def test_vectorised_clusters_edge_cases() -> None:
+    e, a = frozenset(), frozenset({"a"})
+    assert similar_clusters([e], 0.7) == [[0]]
+    assert similar_clusters([e, a, e, e], 0.7) == [[0, 2, 3], [1]]  # empties are identical
+    assert similar_clusters([a, a, a], 1.0) == [[0, 1, 2]]
+    ab, abc = frozenset({"a", "b"}), frozenset({"a", "b", "c"})
+    assert similar_clusters([ab, abc, a], 2 / 3) == [[0, 1], [2]]  # exactly at the threshold
+    assert similar_clusters([ab, abc], 0.67) == [[0], [1]]
+    with pytest.raises(ValueError):
+        similar_clusters([a], 0.0)
+
+
+def test_gc_paused_restores_the_collector() -> None:
+    import gc
+
+    from scigate.gate._audit import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner block leaves the outer pause alone
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError
+    assert gc.isenabled()
+
+
+def test_latest_result_is_the_newest_by_time_then_id(tmp_path: Path) -> None:
+    from scigate.gate._audit import gate_rows, latest_results
+
+    store, _ = build_db(tmp_path / "l.db")
+    rows = gate_rows(store)
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in rows)
+    # an older record inserted later does not replace the newer one; a tie goes to the later id
+    old = dict(rows[0], id=10_000, created_at=rows[0]["created_at"] - 5, outcome="error")
+    tie = dict(rows[1], id=10_001, outcome="error")
+    latest = latest_results(store, [*rows, old, tie])
+    assert latest[rows[0]["candidate_id"]][("verify", "")]["outcome"] == rows[0]["outcome"]
+    key = (rows[1]["gate"], rows[1]["screen"])
+    assert latest[rows[1]["candidate_id"]][key]["outcome"] == "error"
+    assert latest_results(store) == latest_results(store, rows)
+    store.close()
+
+
+def test_popcount_without_the_numpy_2_ufunc(monkeypatch) -> None:
+    import numpy as np
+
+    from scigate.gate import _similarity
+
+    words = np.array([[0, 1, 2**64 - 1], [3, 2**63, 0]], dtype=np.uint64)
+    assert _similarity._popcount_rows(words).tolist() == [65, 3]
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert _similarity._popcount_rows(words).tolist() == [65, 3]
+    sets = _random_family_sets(random.Random(7), 120)
+    want = clusters(len(sets), [(i, j, 1.0) for i, j in _brute(sets, 0.7)])
+    assert similar_clusters(sets, 0.7) == want

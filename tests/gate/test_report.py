@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -11,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from scigate.errors import BadInput
-from scigate.gate._report import browser_items, build_report
+from scigate.gate import _report
+from scigate.gate._report import (
+    INDEX_FIELDS,
+    browser_items,
+    build_report,
+    embedded_items,
+    pack_items,
+    unpack_items,
+)
 
 from ._dbfactory import FIXED, SHUFFLED, build_db, build_empty_db
 
@@ -64,11 +75,18 @@ def test_html_holds_audit_and_items(report) -> None:
         "50.0%",
     ):
         assert text in html, text
-    data = json.loads(
+    payload = json.loads(
         re.search(
             r'<script id="items-data" type="application/json">(.*?)</script>', html, re.S
         ).group(1)
     )
+    # gzip + base64: the index (list fields) and the other fields in blocks, in one order
+    assert payload["encoding"] == "gzip+base64" and payload["count"] == 11
+    index = json.loads(gzip.decompress(base64.b64decode(payload["index"])))
+    rest = [d for b in payload["details"] for d in json.loads(gzip.decompress(base64.b64decode(b)))]
+    data = [i | d for i, d in zip(index, rest, strict=True)]
+    assert data == embedded_items(html) == browser_items(report[1])
+    assert set(index[0]) == set(INDEX_FIELDS)
     assert [i["id"] for i in data] == ids
     by_id = {i["id"]: i for i in data}
     assert by_id[ids[9]]["status"] == "rejected-verify"
@@ -95,7 +113,38 @@ def test_item_data_cannot_break_out_of_its_script_block(tmp_path: Path) -> None:
     html = build_report(store, tmp_path / "out").html.read_text()
     assert "<script>alert(1)" not in html
     assert html.count("</script>") == 2  # the data block and the browser script
+    # the question survives the trip through the page intact
+    assert embedded_items(html)[0]["question"] == "</script><script>alert(1)</script><!-- x"
     store.close()
+
+
+def test_packed_items_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    monkeypatch.setattr(_report, "DETAIL_BLOCK", 4)
+    for n in (0, 1, 4, 9):
+        items = [
+            {
+                "id": f"{k:016x}",
+                "family": rng.choice(["", "fam-ü", "deformed-mesh"]),
+                "status": rng.choice(["accepted", "rejected-screen"]),
+                "question": "".join(rng.choice("ab <>&\"'é∫\n") for _ in range(rng.randint(0, 40))),
+                "options": {"A": "1", "B": "2", "C": "3", "D": "4"},
+                "answer": "C",
+                "solution": "print('</script>')\n" * rng.randint(0, 3),
+                "duplicate_of": None,
+                "generator": "",
+                "gates": [{"gate": "verify", "detail": {"calls": [], "x": rng.random()}}],
+            }
+            for k in range(n)
+        ]
+        payload = pack_items(items)
+        assert len(payload["details"]) == -(-n // 4) and payload["block"] == 4
+        assert json.dumps(payload).isascii() and "<" not in json.dumps(payload)
+        assert unpack_items(payload) == items
+    with pytest.raises(ValueError):
+        unpack_items({"encoding": "json"})
+    with pytest.raises(ValueError):
+        embedded_items("<html></html>")
 
 
 def test_empty_database_report(empty_report) -> None:

@@ -16,7 +16,10 @@ candidate), so a 10,000-candidate database is audited in seconds.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import combinations
 from typing import Any
 
@@ -92,6 +95,11 @@ def audit(
 
     `candidates` and `latest` may be passed in when the caller has already loaded them.
     """
+    with gc_paused():
+        return _audit(store, candidates, latest)
+
+
+def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
     cand_list = candidates if candidates is not None else store.candidates()
     cands = {c.id: c for c in cand_list}
     latest = latest if latest is not None else latest_results(store)
@@ -152,6 +160,23 @@ def audit(
         cost=cost_by_gate(store),
         funnel=funnel,
     )
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (restored on exit, also when nested).
+
+    Loading a large run database creates hundreds of thousands of long-lived dicts and
+    lists (no reference cycles); the collector would rescan them again and again, which
+    costs about a quarter of a 10,000-candidate report.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _jaccard_groups(token_sets: list[frozenset[str]]) -> list[list[int]]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from scigate import __version__
 from scigate.errors import BadInput
-from scigate.gate._audit import Audit, Latest, audit, gate_rows, latest_results
+from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.store import CandidateRecord
 
@@ -44,32 +44,33 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
-    candidates = store.candidates()
-    rows = gate_rows(store)  # one pass over the gate results for the audit and the browser
-    latest = latest_results(store, rows)
-    result = audit(store, candidates=candidates, latest=latest)
-    items = browser_items(store, candidates=candidates, latest=latest, rows=rows)
-    runs = [
-        {k: r.get(k) for k in ("id", "kind", "domain", "status", "created_at", "config")}
-        for r in store.runs()
-    ]
-    summary = {
-        "scigate_version": __version__,
-        "database": str(store.path),
-        "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "funnel": result.funnel,
-        "audit": result.model_dump(exclude={"funnel"}),
-        "runs": runs,
-    }
-    summary_path = out_dir / "summary.json"
-    tmp = summary_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(summary, indent=2, default=str))
-    tmp.replace(summary_path)
-    html = render_html(result, items, runs, summary)
-    html_path = out_dir / "report.html"
-    tmp = html_path.with_suffix(".html.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(html_path)
+    with gc_paused():  # see gc_paused: many long-lived containers, no cycles
+        candidates = store.candidates()
+        rows = gate_rows(store)  # one pass over the gate results for the audit and the browser
+        latest = latest_results(store, rows)
+        result = audit(store, candidates=candidates, latest=latest)
+        items = browser_items(store, candidates=candidates, latest=latest, rows=rows)
+        runs = [
+            {k: r.get(k) for k in ("id", "kind", "domain", "status", "created_at", "config")}
+            for r in store.runs()
+        ]
+        summary = {
+            "scigate_version": __version__,
+            "database": str(store.path),
+            "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "funnel": result.funnel,
+            "audit": result.model_dump(exclude={"funnel"}),
+            "runs": runs,
+        }
+        summary_path = out_dir / "summary.json"
+        tmp = summary_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(summary, indent=2, default=str))
+        tmp.replace(summary_path)
+        html = render_html(result, items, runs, summary)
+        html_path = out_dir / "report.html"
+        tmp = html_path.with_suffix(".html.tmp")
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(html_path)
     return ReportFiles(html=html_path, summary=summary_path)
 
 

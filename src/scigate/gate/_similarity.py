@@ -164,8 +164,7 @@ class _TokenIndex:
         for k in range(0, len(i), step):
             a, b = i[k : k + step], j[k : k + step]
             if self._bits is not None:
-                both = self._bits[a] & self._bits[b]
-                out[k : k + step] = np.bitwise_count(both).sum(axis=1, dtype=np.int64)
+                out[k : k + step] = _popcount_rows(self._bits[a] & self._bits[b])
             else:
                 both = self._rows[a].multiply(self._rows[b])
                 out[k : k + step] = np.asarray(both.sum(axis=1)).ravel()
@@ -223,6 +222,16 @@ class _TokenIndex:
                 keep = small >= self.threshold * large - _EPS  # size filter, before sorting
                 yield _unique_pairs(a[keep], b[keep], self.n)
             done = stop
+
+
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+
+
+def _popcount_rows(words: np.ndarray) -> np.ndarray:
+    """Set bits per row of a 2-D uint64 array (numpy >= 2 has a popcount ufunc)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
+    return _BYTE_BITS[words.view(np.uint8)].sum(axis=1, dtype=np.int64)
 
 
 def _unique_pairs(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
