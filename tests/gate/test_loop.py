@@ -159,3 +159,34 @@ def test_bad_loop_input_exits_2(tmp_path: Path) -> None:
         tmp_path / "z.db", "--domain", "nope", "--generator", GEN, "--rounds", "1", check=False
     )
     assert p.returncode == 2 and "unknown domain" in p.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_run_is_marked_and_resumes(tmp_path: Path, sig: int) -> None:
+    db = tmp_path / "run.db"
+    args = [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *_common(4)]
+    proc = subprocess.Popen(
+        args,
+        env={**os.environ, "SCIGATE_TEST_SLOW": "3"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.3)
+        if db.exists():
+            with Store(db) as s:
+                if len(s.attempts()) >= 2:
+                    break
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err and "Traceback" not in err
+    with Store(db) as s:
+        assert s.runs()[0]["status"] == "interrupted"
+    _run(db, "--resume", "--json")
+    with Store(db) as s:
+        assert sorted(a["round"] for a in s.attempts()) == [0, 1, 2, 3]
+        assert s.runs()[0]["status"] == "finished"

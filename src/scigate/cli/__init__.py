@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 import typer
@@ -18,15 +20,22 @@ from scigate.errors import BadInput
 __all__ = ["app", "main"]
 
 
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM takes the Ctrl-C path, so a run marks itself interrupted before exiting."""
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app; bad input becomes one line on stderr and exit status 2."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         code = app(args=argv, prog_name="scigate", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click prints and uses 2
         exc.show()
         sys.exit(exc.exit_code)
     except typer.Abort:
-        print("scigate: aborted", file=sys.stderr)
+        print("scigate: interrupted", file=sys.stderr)
         sys.exit(130)
     except BadInput as exc:
         print(f"scigate: error: {exc}", file=sys.stderr)
@@ -34,6 +43,8 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("scigate: interrupted", file=sys.stderr)
         sys.exit(130)
+    if code == 130:  # typer turns Ctrl-C (and our SIGTERM) into exit status 130
+        print("scigate: interrupted", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
 
 
