@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from scigate.errors import BadInput
 from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
+from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
 from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
@@ -86,31 +87,6 @@ class LoopConfig(BaseModel):
                 make_responder(s)
         if self.solver:
             parse_spec(self.solver)
-
-
-class Funnel(BaseModel):
-    """Counts along the gates, in order."""
-
-    generated: int = 0
-    generator_failed: int = 0
-    verified: int = 0
-    screens: dict[str, int] = Field(default_factory=dict)
-    solved: int = 0
-    unsolved: int = 0
-    accepted: int = 0
-    unique: int = 0
-    duplicates: int = 0
-    errors: int = 0
-    tool_gate: bool = True  # False: no solver configured, nothing can be "solved"
-
-    def line(self) -> str:
-        """One line for the progress bar."""
-        parts = [f"gen {self.generated}", f"verified {self.verified}"]
-        parts += [f"{_short(s)} {n}" for s, n in self.screens.items()]
-        if self.tool_gate:
-            parts.append(f"solved {self.solved}")
-        parts.append(f"unique {self.unique}")
-        return " · ".join(parts)
 
 
 ProgressCallback = Callable[[int, int, Funnel], None]
@@ -405,53 +381,6 @@ def candidate_from_record(rec: Any) -> Candidate:
     )
 
 
-def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: bool = True) -> Funnel:
-    """The funnel of one run, from the database."""
-    f = Funnel(screens={s: 0 for s in screens}, tool_gate=tool_gate)
-    attempts = store.attempts(run_id)
-    results = store.gate_results(run_id=run_id)
-    by_cand: dict[str, dict[tuple[str, str], str]] = {}
-    for g in results:
-        by_cand.setdefault(g["candidate_id"], {})[(g["gate"], g["screen"])] = g["outcome"]
-    seen: set[str] = set()
-    for a in attempts:
-        if a["status"] == "error":
-            f.errors += 1
-        cid = a.get("candidate_id")
-        if not cid:
-            if a["status"] == "generator-failed":
-                f.generator_failed += 1
-            continue
-        f.generated += 1
-        out = by_cand.get(cid, {})
-        if out.get(("verify", "")) != "pass":
-            continue
-        f.verified += 1
-        alive = True
-        for s in screens:
-            if alive and out.get(("screen", s)) == "pass":
-                f.screens[s] += 1
-            else:
-                alive = False
-        if not alive:
-            continue
-        solve = [v for (g, _), v in out.items() if g == "solve"]
-        if solve:
-            if "pass" in solve:
-                f.solved += 1
-            else:
-                f.unsolved += 1
-        if a["status"] == "accepted" or (not solve and a["status"] == "screened"):
-            f.accepted += 1
-            rec = store.get_candidate(cid)
-            if rec is not None and not rec.duplicate_of and cid not in seen:
-                f.unique += 1
-            else:
-                f.duplicates += 1
-            seen.add(cid)
-    return f
-
-
 async def rescreen(
     store: Any,
     *,
@@ -523,30 +452,6 @@ async def rescreen(
     return run_id, f
 
 
-def funnel_of_run_rescreen(store: Any, run_id: str, screens: list[str], verified: int) -> Funnel:
-    """A rescreen run's funnel: every candidate entered already verified."""
-    f = funnel_of_run(_AssumeVerified(store), run_id, screens)
-    f.generated = f.verified = verified
-    return f
-
-
-class _AssumeVerified:
-    """A store view in which every candidate of the run counts as verified."""
-
-    def __init__(self, store: Any):
-        self._store = store
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def gate_results(self, *, run_id: str) -> list[dict[str, Any]]:
-        rows = self._store.gate_results(run_id=run_id)
-        cands = {a["candidate_id"] for a in self._store.attempts(run_id) if a.get("candidate_id")}
-        return rows + [
-            {"candidate_id": c, "gate": "verify", "screen": "", "outcome": "pass"} for c in cands
-        ]
-
-
 def _verified_candidates(store: Any) -> list[Any]:
     rows = store.query(
         "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
@@ -554,7 +459,3 @@ def _verified_candidates(store: Any) -> list[Any]:
     ids = {r["candidate_id"] for r in rows}
     recs = [r for r in store.candidates() if r.id in ids]
     return sorted(recs, key=lambda r: (r.created_at, r.id))
-
-
-def _short(spec: str) -> str:
-    return spec if len(spec) <= 24 else spec[:21] + "..."
