@@ -22,6 +22,7 @@ MODULES = [
     "materials_common",
     "materials_composition",
     "materials_project",
+    "materials_project_batteries",
 ]
 tools_of(MODULES)  # imports the modules, registering their tools
 

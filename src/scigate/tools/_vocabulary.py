@@ -301,6 +301,36 @@ def _material_id(value: str) -> str | None:
     return None if ok else f"invalid material_id {value[:40]!r} (expected like 'mp-149')"
 
 
+_BATTERY_ID = re.compile(r"[A-Za-z]+-\d+_([A-Za-z]{1,2})")
+
+
+def _battery_id(value: str) -> str | None:
+    match = _BATTERY_ID.fullmatch(value)
+    if match and match.group(1).capitalize() in _ELEMENTS:
+        return None
+    return (
+        f"invalid battery_id {value[:40]!r} (expected a material_id and the working ion, "
+        "like 'mp-1234_Li')"
+    )
+
+
+# MPculeIDs are "[prefix-]hash-formula-charge-spin" with 'm' for a minus sign, e.g.
+# "9f153b9ce7d5b6f1fd7e8a1a2c6c7b8e-C2H4-0-1"; older IDs look like "mpcule-1234" or
+# "libe-1234", and a bare molecule-graph hash is accepted too.
+_MPCULE_ID = re.compile(r"([A-Za-z]+-)?[0-9a-f]{6,}-[A-Za-z0-9]+-m?\d+-\d+")
+_LEGACY_MOLECULE_ID = re.compile(r"[A-Za-z]+-\d+")
+_MOLECULE_HASH = re.compile(r"[0-9a-f]{32}")
+
+
+def _molecule_id(value: str) -> str | None:
+    if any(r.fullmatch(value) for r in (_MPCULE_ID, _LEGACY_MOLECULE_ID, _MOLECULE_HASH)):
+        return None
+    return (
+        f"invalid molecule_id {value[:60]!r} (expected an MPculeID like "
+        "'<hash>-C2H4-0-1' (hash-formula-charge-spin) or an ID like 'mpcule-1234')"
+    )
+
+
 _CAS = re.compile(r"(\d{2,7})-(\d{2})-(\d)")
 
 
@@ -711,6 +741,23 @@ _TERMS: list[IOType] = [
         bad_examples=("", "not a space group"),
     ),
     IOType("number of elements", "How many distinct elements a material contains.", kind="integer"),
+    IOType(
+        "battery_id",
+        "A Materials Project insertion-electrode ID: a material_id and the working ion, "
+        "e.g. mp-1234_Li.",
+        example="mp-1234_Li",
+        bad_examples=("", "mp-1234", "mp-1234_Xx", "Li"),
+        aliases=("battery id",),
+        validator=_battery_id,
+    ),
+    IOType(
+        "molecule_id",
+        "A Materials Project molecule ID (MPculeID hash-formula-charge-spin, or mpcule-N).",
+        example="9f153b9ce7d5b6f1fd7e8a1a2c6c7b8e-C2H4-0-1",
+        bad_examples=("", "C2H4", "mpcule-", "not a molecule id"),
+        aliases=("molecule id", "MPculeID"),
+        validator=_molecule_id,
+    ),
     # general
     IOType("question", "A natural-language question.", example="What is the boiling point?"),
     IOType("answer", "A natural-language answer."),
@@ -988,6 +1035,70 @@ object|structure graph|Bonding graph of a structure.
 number|surface anisotropy|Surface energy anisotropy.
 number|weighted surface energy|Area-weighted surface energy in J/m^2.
 object|symmetry|Symmetry data of a material.
+list|XAS data|X-ray absorption spectra: absorbing element, edge, type and material.
+string|battery formula|Formula of an insertion electrode (working ion range and framework).
+string|working ion|The ion inserted into an electrode, e.g. Li.
+number|maximum voltage step|Largest voltage jump between steps of an electrode in V.
+object|framework of battery material|Composition of the electrode framework without the working ion.
+string|framework formula|Reduced formula of the electrode framework.
+list|warnings|Warnings attached to a Materials Project record.
+string|charge formula|Formula of the charged (ion-poor) electrode.
+string|discharge formula|Formula of the discharged (ion-rich) electrode.
+number|energy volume|Volumetric energy density of an electrode in Wh/L.
+number|maximum delta volume|Largest volume change between electrode states as a fraction.
+number|average voltage|Average voltage of an electrode in V.
+number|gravimetric capacity|Gravimetric capacity of an electrode in mAh/g.
+number|volumetric capacity|Volumetric capacity of an electrode in mAh/cm^3.
+number|gravimetric energy|Gravimetric energy density of an electrode in Wh/kg.
+number|charge fraction of A|Atomic fraction of the working ion in the charged electrode.
+number|charge stability|Energy above hull of the charged electrode in eV/atom.
+number|discharge stability|Energy above hull of the discharged electrode in eV/atom.
+string|charge id|material_id of the charged electrode.
+string|discharge id|material_id of the discharged electrode.
+object|host structure|Host (framework) structure of an electrode as a pymatgen dictionary.
+list|adj pairs|Adjacent voltage-step pairs of an insertion electrode.
+object|electrode object|A pymatgen InsertionElectrode as a dictionary.
+integer|charge|Total charge of a molecule in elementary charges.
+integer|spin multiplicity|Spin multiplicity 2S+1 of a molecule.
+integer|number of electrons|Number of electrons of a molecule.
+object|composition|Element amounts of a molecule or material.
+string|alphabetical formula|Formula with elements in alphabetical order, e.g. C2 H4.
+string|property id|Identifier of a Materials Project property document.
+boolean|Deprecated Status|Whether a Materials Project record is deprecated.
+string|level of theory|Functional and basis set of a calculation, e.g. wB97X-V/def2-TZVPPD/SMD.
+string|solvent|The (implicit) solvent of a calculation.
+string|solvent lot|Level of theory and solvent of a calculation together.
+string|last updated time|When a record was last updated.
+object|Molecule Levels of Theory|Level of theory of each calculation of a molecule.
+string|Species Hash|Weisfeiler-Lehman graph hash of a molecule with its species.
+string|Coord Hash|Hash of a molecule's coordinates.
+list|Unique Calculation Types|Distinct calculation types run for a molecule.
+list|Unique Task Types|Distinct task types run for a molecule.
+list|Unique Levels of Theory|Distinct levels of theory used for a molecule.
+list|Unique Solvents|Distinct solvents used for a molecule.
+list|Unique Lot Solvents|Distinct level-of-theory and solvent combinations used for a molecule.
+list|Thermo Property IDs|Property IDs of a molecule's thermochemistry documents.
+list|Thermo Levels of Theory|Levels of theory of a molecule's thermochemistry documents.
+number|zero point energy|Zero-point vibrational energy in eV.
+number|total enthalpy|Total enthalpy in eV.
+number|total entropy|Total entropy in eV/K.
+number|translational enthalpy|Translational enthalpy in eV.
+number|translational entropy|Translational entropy in eV/K.
+number|rotational enthalpy|Rotational enthalpy in eV.
+number|rotational entropy|Rotational entropy in eV/K.
+number|vibrational enthalpy|Vibrational enthalpy in eV.
+number|vibrational entropy|Vibrational entropy in eV/K.
+number|free energy|Gibbs free energy at 298.15 K in eV.
+list|vibration property ids|Property IDs of a molecule's vibration documents.
+list|vibration levels of theory|Levels of theory of a molecule's vibration documents.
+list|frequencies|Vibrational frequencies in cm^-1.
+list|frequency modes|Normal-mode displacement vectors of each frequency.
+list|ir intensities|Infrared intensities of each vibrational mode.
+list|ir activities|Whether each vibrational mode is infrared active.
+list|orbitals property ids|Property IDs of a molecule's orbital (NBO) documents.
+list|orbitals levels of theory|Levels of theory of a molecule's orbital (NBO) documents.
+boolean|open shell|Whether a molecule is open-shell (unpaired electrons).
+list|Natural Bond Orbital(nbo) population|NBO natural population of each atom.
 """
 
 

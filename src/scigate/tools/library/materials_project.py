@@ -1,22 +1,29 @@
 """Materials Project tools: one REST client for the MP API (v2) and many thin catalogue tools
 generated from a table of (tool name, endpoint, document field, output type).
 
-Requests go to ``https://api.materialsproject.org/materials/<endpoint>/`` with the header
-``X-API-KEY`` taken from the ``MP_API_KEY`` environment variable, filtered by
-``material_ids`` or ``formula`` and limited to the needed ``_fields``; the body is
+Requests go to ``https://api.materialsproject.org/<root>/<endpoint>/`` (root ``materials``
+or ``molecules``) with the header ``X-API-KEY`` taken from the ``MP_API_KEY`` environment
+variable, filtered by an ID list (``material_ids``, ``battery_ids``, ``molecule_ids``: see
+`MPKey`) or ``formula`` and limited to the needed ``_fields``; the body is
 ``{"data": [documents...], "meta": {...}}``. Without a key the tools answer ok:false
 asking to set MP_API_KEY; offline they answer ok:false "network unavailable".
+
+This module holds the client, the tool factory (`MPField`, `register_mp_tools`) and the
+materials tools; `materials_project_batteries` and `materials_project_molecules` add the
+insertion-electrode and molecule tables with their own `MPKey`.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from scigate.tools._http import ServiceUnavailable, fetch_json
-from scigate.tools._tool import ToolInputError, tool
+from scigate.tools._tool import Category, ToolInputError, tool
 
 MP_BASE = "https://api.materialsproject.org"
 MP_SERVICE = "Materials Project"
@@ -38,12 +45,12 @@ def _api_key() -> str:
 
 
 def mp_documents(
-    endpoint: str, params: dict[str, Any], transport: Any = None
+    endpoint: str, params: dict[str, Any], transport: Any = None, root: str = "materials"
 ) -> list[dict[str, Any]]:
-    """GET ``/materials/<endpoint>/`` and return the ``data`` list of the response."""
+    """GET ``/<root>/<endpoint>/`` and return the ``data`` list of the response."""
     key = _api_key()
     body = fetch_json(
-        f"{MP_BASE}/materials/{endpoint}/",
+        f"{MP_BASE}/{root}/{endpoint}/",
         service=MP_SERVICE,
         params=params,
         headers={"X-API-KEY": key, "accept": "application/json"},
@@ -108,6 +115,31 @@ _POST = {"cif": _structure_cif, "positions": _structure_positions}
 
 
 @dataclass(frozen=True)
+class MPKey:
+    """How one family of Materials Project documents is addressed by ID."""
+
+    param: str  # tool argument and catalogue input type: material_id, battery_id...
+    filter: str  # request filter holding the ID: material_ids, battery_ids...
+    clean: Callable[[str], str]  # validates and normalises an ID; raises ToolInputError
+    noun: str  # "a material" -> functionality text
+    category: Category
+    objects: tuple[str, ...]
+    scenarios: tuple[str, ...]
+    root: str = "materials"  # first path segment: materials or molecules
+
+
+MATERIAL = MPKey(
+    MATERIAL_ID,
+    "material_ids",
+    clean_material_id,
+    "a material",
+    "materials",
+    ("material", "Materials Project"),
+    ("materials screening", "materials informatics"),
+)
+
+
+@dataclass(frozen=True)
 class MPField:
     """One generated tool: its name, what it asks MP for and how it is typed."""
 
@@ -118,7 +150,11 @@ class MPField:
     endpoint: str = "summary"
     by: str = "id"  # "id" or "formula"
     post: str = ""  # "", "cif" or "positions"
-    returns: str = "value"  # "value" or "dict"
+    returns: str = "value"  # "value", "dict", or "each" (the field of every document)
+    key: MPKey = MATERIAL
+    # One document per level of theory and solvent: the tool takes an optional lot_solvent
+    # choosing one of them (default: the first the API returns).
+    per_lot: bool = False
 
 
 def _values(doc: dict[str, Any], spec: MPField) -> Any:
@@ -130,18 +166,46 @@ def _values(doc: dict[str, Any], spec: MPField) -> Any:
     return value
 
 
-def query_by_id(spec: MPField, material_id: str, transport: Any = None) -> Any:
-    """The requested field(s) of one material."""
-    mid = clean_material_id(material_id)
-    fields = sorted({"material_id", *(_top_field(f) for f in spec.fields)})
+_LOT_FIELDS = ("lot_solvent", "level_of_theory", "solvent")
+
+
+def _choose_lot(docs: list[dict[str, Any]], lot_solvent: str, ident: str) -> dict[str, Any]:
+    wanted = lot_solvent.strip().lower()
+    if not wanted:
+        return docs[0]
+    for doc in docs:
+        if any(str(doc.get(f, "")).lower() == wanted for f in _LOT_FIELDS):
+            return doc
+    known = sorted({str(d.get("lot_solvent")) for d in docs if d.get("lot_solvent")})
+    raise ToolInputError(
+        f"{ident} has no calculation at lot_solvent {lot_solvent!r}; available: "
+        + (", ".join(known) or "none listed")
+    )
+
+
+def query_by_id(
+    spec: MPField, identifier: str, transport: Any = None, lot_solvent: str = ""
+) -> Any:
+    """The requested field(s) of one material, battery electrode or molecule."""
+    key = spec.key
+    ident = key.clean(identifier)
+    fields = {key.param, *(_top_field(f) for f in spec.fields)}
+    if spec.per_lot:
+        fields.update(_LOT_FIELDS)
+    many = spec.per_lot or spec.returns == "each"
     docs = mp_documents(
         spec.endpoint,
-        {"material_ids": mid, "_fields": ",".join(fields), "_limit": 1},
+        {key.filter: ident, "_fields": ",".join(sorted(fields)), "_limit": 100 if many else 1},
         transport=transport,
+        root=key.root,
     )
     if not docs:
-        raise ToolInputError(f"Materials Project has no {spec.endpoint} record for {mid}")
-    return _values(docs[0], spec)
+        raise ToolInputError(f"Materials Project has no {spec.endpoint} record for {ident}")
+    if spec.returns == "each":
+        values = [_values(d, spec) for d in docs]
+        return [v for i, v in enumerate(values) if v is not None and v not in values[:i]]
+    doc = _choose_lot(docs, lot_solvent, ident) if spec.per_lot else docs[0]
+    return _values(doc, spec)
 
 
 def query_by_formula(spec: MPField, formula: str, transport: Any = None) -> dict[str, Any]:
@@ -168,37 +232,69 @@ def query_by_formula(spec: MPField, formula: str, transport: Any = None) -> dict
     }
 
 
-def _register(spec: MPField) -> None:
+def _by_id_function(spec: MPField) -> Callable[..., Any]:
+    """A function taking the key's ID argument (named after it: material_id, molecule_id...)."""
+    key = spec.key
+
+    def by_id(**arguments: Any) -> Any:
+        return query_by_id(spec, arguments[key.param], lot_solvent=arguments.get("lot_solvent", ""))
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(key.param, kw, annotation=str)]
+    if spec.per_lot:
+        params.append(inspect.Parameter("lot_solvent", kw, default="", annotation=str))
+    by_id.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    by_id.__annotations__ = {p.name: str for p in params}
+    return by_id
+
+
+def _functionality(spec: MPField) -> str:
+    key = spec.key
+    if spec.by == "formula":
+        return (
+            f"Get {spec.what} of the most stable Materials Project material with a given formula "
+            "(lowest energy above hull), with its material_id."
+        )
+    text = f"Get {spec.what} of {key.noun} by its Materials Project {key.param}."
+    if spec.per_lot:
+        text += (
+            " MP computes it at several levels of theory and solvents: lot_solvent picks one"
+            " (default: the first the API lists)."
+        )
+    return text
+
+
+def _register(spec: MPField, module: str) -> None:
     if spec.by == "id":
-
-        def by_id(material_id: str) -> Any:
-            return query_by_id(spec, material_id)
-
-        fn, inputs = by_id, [MATERIAL_ID]
-        functionality = f"Get {spec.what} of a material by its Materials Project material_id."
+        fn, inputs = _by_id_function(spec), [spec.key.param]
     else:
 
         def by_formula(formula: str) -> Any:
             return query_by_formula(spec, formula)
 
         fn, inputs = by_formula, [FORMULA]
-        functionality = (
-            f"Get {spec.what} of the most stable Materials Project material with a given formula "
-            "(lowest energy above hull), with its material_id."
-        )
+    functionality = _functionality(spec)
     fn.__doc__ = functionality
     fn.__name__ = fn.__qualname__ = spec.name
+    fn.__module__ = module
     tool(
         name=spec.name,
         functionality=functionality,
         inputs=inputs,
         outputs=[spec.output],
-        category="materials",
+        category=spec.key.category,
         source=MP_SOURCE,
-        objects=["material", "Materials Project"],
-        scenarios=["materials screening", "materials informatics"],
+        objects=list(spec.key.objects),
+        scenarios=list(spec.key.scenarios),
         network=True,
     )(fn)
+
+
+def register_mp_tools(table: list[MPField], module: str) -> None:
+    """Register one generated tool per row of `table`, as belonging to `module` (the caller's
+    ``__name__``, so tools are listed under the module that declares them)."""
+    for spec in table:
+        _register(spec, module)
 
 
 _S = MPField
@@ -286,8 +382,7 @@ MP_TABLE: list[MPField] = [
     _S("GetInitialStructuresByFormula", "the initial (input) structures", ("initial_structures",), "initial structure", endpoint="core", by="formula"),
 ]  # fmt: skip
 
-for _spec in MP_TABLE:
-    _register(_spec)
+register_mp_tools(MP_TABLE, __name__)
 
 
 # --- searches -------------------------------------------------------------------------------
@@ -401,3 +496,50 @@ def search_by_band_gap(band_gap_range: str, limit: int = 50) -> list[dict[str, A
             f"band gap range must be 'min,max' with min <= max, got {band_gap_range!r}"
         )
     return _search({"band_gap_min": max(values[0], 0.0), "band_gap_max": values[1]}, limit)
+
+
+_XAS_FIELDS = (
+    "spectrum_id",
+    "material_id",
+    "formula_pretty",
+    "absorbing_element",
+    "edge",
+    "spectrum_type",
+)
+
+
+@tool(
+    name="SearchXasByFormula",
+    functionality=(
+        "Search Materials Project X-ray absorption spectra (XAS: XANES, EXAFS) of materials "
+        "with a given formula: absorbing element, edge, spectrum type and material_id, "
+        "optionally with the spectrum (energy in eV, absorption)."
+    ),
+    inputs=[FORMULA],
+    outputs=["XAS data"],
+    category="materials",
+    source=MP_SOURCE,
+    objects=["material", "X-ray absorption spectrum", "Materials Project"],
+    scenarios=["spectroscopy", "materials characterisation"],
+    network=True,
+)
+def search_xas_by_formula(
+    formula: str, include_spectrum: bool = False, limit: int = 100
+) -> list[dict[str, Any]]:
+    """``/materials/xas/`` search with ``formula=`` (reduced formula)."""
+    if not 1 <= limit <= 1000:
+        raise ToolInputError("limit must be between 1 and 1000")
+    fields = [*_XAS_FIELDS, *(["spectrum"] if include_spectrum else [])]
+    docs = mp_documents(
+        "xas",
+        {"formula": _clean_formula(formula), "_fields": ",".join(fields), "_limit": limit},
+    )
+    hits = []
+    for d in docs:
+        hit = {f: d.get(f) for f in _XAS_FIELDS}
+        if include_spectrum:
+            spectrum = d.get("spectrum") if isinstance(d.get("spectrum"), dict) else {}
+            hit["energy"] = spectrum.get("x")
+            hit["absorption"] = spectrum.get("y")
+        hits.append(hit)
+    return hits
