@@ -40,7 +40,8 @@ def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: boo
     by_cand: dict[str, dict[tuple[str, str], str]] = {}
     for g in results:
         by_cand.setdefault(g["candidate_id"], {})[(g["gate"], g["screen"])] = g["outcome"]
-    seen: set[str] = set()
+    questions = {c.id: c.question_key for c in store.candidates(run_id)}
+    accepted_questions: set[str] = set()
     for a in attempts:
         if a["status"] == "error":
             f.errors += 1
@@ -70,12 +71,14 @@ def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: boo
                 f.unsolved += 1
         if a["status"] == "accepted" or (not solve and a["status"] == "screened"):
             f.accepted += 1
-            rec = store.get_candidate(cid)
-            if rec is not None and not rec.duplicate_of and cid not in seen:
-                f.unique += 1
-            else:
+            # Exact duplicates are counted among the accepted items (as the audit and
+            # v_funnel do): a copy of a rejected question still adds a unique item.
+            key = questions.get(cid, cid)
+            if key in accepted_questions:
                 f.duplicates += 1
-            seen.add(cid)
+            else:
+                f.unique += 1
+                accepted_questions.add(key)
     return f
 
 
