@@ -205,7 +205,8 @@ def test_cli_run_shows_trajectory(tmp_path, capsys):
             "CCO",
             "--memory",
             str(tmp_path / "m.db"),
-            "What is the InChIKey of the molecule with SMILES CCO?",
+            # three tools: a complex task, so the bandit gate decides (Appendix G routing)
+            "What is the InChIKey and the molecular weight of the molecule with SMILES CCO?",
         ],
         standalone_mode=False,
     )

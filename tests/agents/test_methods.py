@@ -51,16 +51,34 @@ async def test_evo_simple_route_then_skill_reuse(tools, model, embedder, mw_task
     assert first.route == "simple" and first.chain == ["SMILESToWeight"]
     assert first.steps[0].outputs == [_weight_of_ethanol(tools)]
     assert answer_match(first.answer, mw_task) is True
+    # Algorithm 1, line 13: a simple task returns without a knowledge update
+    assert agent.skills == [] and agent.memory.summary()["skills"] == 0
+
+    # a successful T=0 accumulation rollout of the same task is distilled into a skill
+    async def judge(task, traj):
+        return bool(answer_match(traj.answer, task))
+
+    report = await agent.accumulate(AgentContext(model=model, space=agent.space), [mw_task], judge)
+    assert report.base_successes == 1
     assert [s.tool_chain for s in agent.skills] == [["SMILESToWeight"]]
     again = Task(question="What is the molecular weight of CCCO?", parameter="CCCO", answer="60.1")
     second = await agent.solve(AgentContext(model=model, space=agent.space), again)
     assert second.route == "skill" and second.chain == ["SMILESToWeight"]
     assert answer_match(second.answer, again) is True
+    assert len(agent.skills) == 1 and agent.gate.steps == 0  # line 7: no update either
     agent.close()
 
 
 async def test_evo_complex_chain_with_gate(tools, model, embedder, tmp_path):
-    agent = EvoAgent.open(tmp_path / "m.db", tools, known_ratio=1.0, embedder=embedder)
+    # two tools and one entity is a simple task (Appendix G); without the router
+    # ("w/o Task Router", Table A1) every task goes through active acquisition
+    agent = EvoAgent.open(
+        tmp_path / "m.db",
+        tools,
+        known_ratio=1.0,
+        embedder=embedder,
+        config=EvoConfig(routing=False),
+    )
     task = Task(
         question="What is the InChIKey of the molecule with SMILES CCO?",
         parameter="CCO",
@@ -80,6 +98,12 @@ async def test_evo_complex_chain_with_gate(tools, model, embedder, tmp_path):
     assert traj.steps[1].arguments == [{"inchi": traj.steps[0].outputs[0]}]
     assert answer_match(traj.answer, task) is True
     assert agent.gate.steps == 2 and agent.gate.b["known"].sum() > 0
+    assert [(d.top1, d.top2 is not None) for d in traj.decisions] == [
+        ("ConvertSmilesToInchi", True),
+        ("InChIToInChIKey", True),
+    ]
+    shown = [e["request"] for e in traj.events if e["kind"] == "candidates"]
+    assert shown == traj.requests  # the candidates of every request are in the trajectory
     agent.close()
 
 
@@ -127,3 +151,22 @@ async def test_evo_without_inference_migration(tools, model, embedder, tmp_path)
     assert traj.executed_ok
     assert not agent.space.is_known("InChIToInChIKey")
     agent.close()
+
+
+@pytest.mark.parametrize("method", ["react", "reflexion"])
+async def test_interactive_chain_lists_each_tool_once(method, tools, model, embedder):
+    """One tool called for several entities is one step of the chain, as in the reference
+    chains and the shared executor; Tool Accuracy compares like with like."""
+    space = ToolSpace(tools, set(tools), embedder=embedder)
+    task = Task(
+        question="Which molecule has the largest molecular weight?",
+        parameter=["CCO", "CCCCO"],
+        options={"A": "CCO", "B": "CCCCO"},
+        answer="B",
+        tool_path=["SMILESToWeight"],
+    )
+    traj = await BASELINES[method](AgentContext(model=model, space=space), task)
+    assert traj.chain == ["SMILESToWeight"]
+    (step,) = traj.steps
+    assert step.ok and step.arguments == [{"smiles": "CCO"}, {"smiles": "CCCCO"}]
+    assert answer_match(traj.answer, task) is True

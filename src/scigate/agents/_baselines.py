@@ -51,6 +51,7 @@ async def run_direct(ctx: AgentContext, task: Task) -> Trajectory:
     started = time.perf_counter()
     known = sorted(ctx.space.known)
     unknown = _unknown_for(ctx, [task.question])
+    ctx.emit("candidates", request=task.question, known_all=len(known), unknown=unknown)
     reply = await ctx.ask_json(
         PLAN_DIRECT.format(
             question=task.prompt_text(),
@@ -104,6 +105,7 @@ async def run_cot(ctx: AgentContext, task: Task) -> Trajectory:
         )
 
     traj = Trajectory(method="cot", question=task.question)
+    ctx.emit("candidates", request=task.question, known_all=len(ctx.space.known))
     return await _plan_with_gaps(ctx, task, traj, sorted(ctx.space.known), merge, started)
 
 
@@ -203,6 +205,7 @@ async def _react_trial(
     ]
     steps: list[ToolStep] = []
     traj = Trajectory(method="react", question=task.question)
+    ctx.emit("candidates", request=task.question, known_all=len(callable_names))
     finished = False
     for _ in range(REACT_MAX_STEPS):
         schemas = [_schema(ctx, n) for n in callable_names] + [SEARCH_TOOL]
@@ -211,6 +214,7 @@ async def _react_trial(
         if not out.tool_calls:
             finished = True
             break
+        turn_steps: dict[str, ToolStep] = {}
         for call in out.tool_calls:
             if call.name == "search_tools":
                 found = _unknown_for(ctx, [str(call.arguments.get("capability", task.question))])
@@ -220,19 +224,24 @@ async def _react_trial(
             elif call.name in ctx.space.tools and call.name in callable_names:
                 result = ctx.space.tools[call.name].call(call.arguments)
                 known = ctx.space.is_known(call.name)
-                steps.append(
-                    ToolStep(
+                step = turn_steps.get(call.name)
+                if step is None:  # calls of one tool in one turn are one step (one per entity)
+                    step = turn_steps[call.name] = ToolStep(
                         tool=call.name,
-                        arguments=[call.arguments],
-                        outputs=[result.value if result.ok else {"error": result.error}],
-                        displays=[result.display or "" if result.ok else f"error: {result.error}"],
-                        ok=result.ok,
-                        error=result.error,
+                        ok=True,
                         attempts=1,
                         known=known,
                         output_types=ctx.space.io_types(call.name)[1],
                     )
+                    steps.append(step)
+                step.arguments.append(call.arguments)
+                step.outputs.append(result.value if result.ok else {"error": result.error})
+                step.displays.append(
+                    result.display or "" if result.ok else f"error: {result.error}"
                 )
+                step.ok = step.ok and result.ok
+                if not result.ok:
+                    step.error = "; ".join(e for e in (step.error, result.error) if e)
                 ctx.emit(
                     "tool",
                     tool=call.name,
@@ -241,15 +250,25 @@ async def _react_trial(
                     output=result.display,
                     error=result.error,
                     known=known,
+                    called=True,
                 )
                 content = json.dumps(result.as_dict(), default=str)
             else:
-                content = json.dumps(
-                    {"ok": False, "error": f"no callable tool named {call.name!r}"}
+                error = f"no callable tool named {call.name!r}"
+                ctx.emit(
+                    "tool",
+                    tool=call.name,
+                    arguments=call.arguments,
+                    ok=False,
+                    called=False,
+                    error=error,
                 )
+                content = json.dumps({"ok": False, "error": error})
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     traj.steps = steps
-    traj.chain = [s.tool for s in steps]
+    # the chain scored against the reference: tools in order of first use (the reference
+    # lists a tool once however many entities it processes)
+    traj.chain = list(dict.fromkeys(s.tool for s in steps))
     traj.executed_ok = bool(steps) and steps[-1].ok
     problem = None
     if not finished:

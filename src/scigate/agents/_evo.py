@@ -47,8 +47,10 @@ class EvoConfig:
     max_tools: int = 5  # retrieval top-K
     expand_limit: int = 10  # candidates after subgraph expansion
     experience_top_k: int = 5
-    tool_threshold: int = 2  # estimated tool count >= this -> complex
-    entity_threshold: int = 4  # entity count >= this -> complex
+    # difficulty routing (Appendix G): simple when the estimated tool count is at most 2
+    # and the entity count at most 4, complex above either threshold
+    tool_threshold: int = 2
+    entity_threshold: int = 4
     skill_threshold: float = 0.3  # embedding similarity a skill needs before the LLM check
     base_temperature: float = 0.0
     exploratory_temperatures: tuple[float, ...] = (0.2, 0.5, 0.8)
@@ -72,7 +74,8 @@ class AccumulationReport:
     failures: int = 0
     skills_added: int = 0
     experiences_added: int = 0
-    experiences_discarded: int = 0
+    experiences_discarded: int = 0  # near-duplicates rejected when distilled
+    experiences_deduplicated: int = 0  # removed by the pass after accumulation
     migrated: list[str] = field(default_factory=list)
 
 
@@ -156,7 +159,9 @@ class EvoAgent:
     async def solve(self, ctx: AgentContext, task: Task, *, learn: bool = True) -> Trajectory:
         """Algorithm 1: route, acquire tools, execute, summarize, then update the memory."""
         traj = await self.rollout(ctx, task)
-        if learn:
+        # Algorithm 1 returns right after executing a matched skill (line 7) or a simple
+        # task's CoT plan (line 13): only the acquisition route updates the memory.
+        if learn and traj.route == "complex":
             migrate = self.config.tool_migration and self.config.inference_migration
             await self.learn(ctx, traj, success=traj.executed_ok, migrate=migrate)
         return traj
@@ -220,11 +225,12 @@ class EvoAgent:
             DIFFICULTY.format(question=task.prompt_text()), purpose="difficulty"
         )
         try:
-            tools = int((reply or {}).get("estimated_tool_count", self.config.tool_threshold))
+            tools = int((reply or {})["estimated_tool_count"])
             entities = int((reply or {}).get("entity_count", 0))
-        except (TypeError, ValueError):
-            return False
-        complex_ = tools >= self.config.tool_threshold or entities >= self.config.entity_threshold
+        except (KeyError, TypeError, ValueError):
+            ctx.emit("difficulty", estimated_tool_count=None, entity_count=None, route="complex")
+            return False  # no usable estimate: acquire tools
+        complex_ = tools > self.config.tool_threshold or entities > self.config.entity_threshold
         ctx.emit(
             "difficulty",
             estimated_tool_count=tools,
@@ -243,13 +249,14 @@ class EvoAgent:
         )
 
     async def _plan_simple(self, ctx: AgentContext, task: Task) -> list[str]:
-        """CoT planning over retrieved known tools (expanded) and retrieved unknown tools."""
-        known = [n for n, _ in self._retrieve_known(task.question)]
+        """CoT planning over G_K ∪ T_U (Algorithm 1, line 11): the whole known graph with
+        full ontologies, and the unknown tools the question retrieves by sparse attributes."""
+        known = sorted(self.space.known)
         unknown = [
             n
             for n, _ in self.space.retrieve(task.question, k=self.config.max_tools, among="unknown")
         ]
-        ctx.emit("candidates", request=task.question, known=known, unknown=unknown)
+        ctx.emit("candidates", request=task.question, known_all=len(known), unknown=unknown)
         reply = await ctx.ask_json(
             PLAN.format(
                 question=task.prompt_text(),
@@ -302,8 +309,8 @@ class EvoAgent:
         candidates: list[str],
         scores: dict[str, float],
         expected_input: str,
-    ) -> tuple[str, float, float, float]:
-        """(top1, f, m, s) from the LLM rerank-and-score step, or from retrieval scores."""
+    ) -> tuple[str, str | None, float, float, float]:
+        """(top1, top2, f, m, s) from the LLM rerank-and-score step, or from retrieval scores."""
         if self.config.rerank:
             reply = await ctx.ask_json(
                 RERANK.format(
@@ -318,8 +325,10 @@ class EvoAgent:
                 top1 = str(reply.get("top1", ""))
                 if top1 not in candidates:
                     top1 = candidates[0]
+                top2 = str(reply.get("top2", ""))
                 return (
                     top1,
+                    top2 if top2 in candidates else None,
                     as_float(reply.get("known_top1_feasibility")),
                     as_float(reply.get("known_margin")),
                     as_float(reply.get("ontology_alignment_score")),
@@ -329,7 +338,8 @@ class EvoAgent:
         s2 = scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
         cat = self.space.ontology(ranked[0]).get("category")
         align = 1.0 if task.domain and cat == task.domain else 0.5
-        return ranked[0], s1, max(0.0, min(1.0, 0.5 + (s1 - s2))), align
+        top2 = ranked[1] if len(ranked) > 1 else None
+        return ranked[0], top2, s1, max(0.0, min(1.0, 0.5 + (s1 - s2))), align
 
     async def _acquire(self, ctx: AgentContext, task: Task, traj: Trajectory) -> list[str]:
         """Active requests → known-graph retrieval + rerank → gate → known or unknown tool."""
@@ -341,25 +351,41 @@ class EvoAgent:
             candidates = list(scores)
             prev_out = self.space.io_types(chain[-1])[1] if chain else []
             expected = f"\nExpected input type: {', '.join(prev_out)}" if prev_out else ""
+            ctx.emit("candidates", request=request, known=candidates)
+            top1: str | None
             if candidates:
-                top1, f, m, s = await self._rerank(ctx, task, request, candidates, scores, expected)
+                top1, top2, f, m, s = await self._rerank(
+                    ctx, task, request, candidates, scores, expected
+                )
             else:
-                top1, f, m, s = None, 0.0, 0.0, 0.0
+                top1, top2, f, m, s = None, None, 0.0, 0.0, 0.0
             x = [f, m, s, self.exploration_prior]
             arm, ucb = self.gate.choose(x)
             if top1 is None:
                 arm = "unknown"
             tool = top1
+            unknown: list[str] = []
+            note = None
             if arm == "unknown":
-                tool = await self._search_unknown(ctx, request) or top1
+                unknown, found = await self._search_unknown(ctx, request)
+                if found is None and top1 is not None:
+                    # nothing to explore: the action played (and rewarded) is exploitation,
+                    # so neither the unknown arm nor the prior p is credited with it
+                    arm, note = "known", "no unknown tool matched; exploited the known top-1"
+                else:
+                    tool = found
             decision = GateDecision(
                 request=request,
                 candidates=candidates,
+                top1=top1,
+                top2=top2,
+                unknown_candidates=unknown,
                 x=x,
                 scores=ucb,
                 alpha=self.gate.alpha,
                 arm=arm,
                 tool=tool,
+                note=note,
             )
             traj.decisions.append(decision)
             ctx.emit("gate", **decision.model_dump())
@@ -367,19 +393,22 @@ class EvoAgent:
                 chain.append(tool)
         return chain
 
-    async def _search_unknown(self, ctx: AgentContext, request: str) -> str | None:
-        found = self.space.retrieve(request, k=self.config.max_tools, among="unknown")
-        if not found:
-            return None
-        names = [n for n, _ in found]
-        if len(names) == 1:
-            return names[0]
+    async def _search_unknown(
+        self, ctx: AgentContext, request: str
+    ) -> tuple[list[str], str | None]:
+        """(unknown candidates by sparse attributes, the one picked) for a request."""
+        names = [
+            n for n, _ in self.space.retrieve(request, k=self.config.max_tools, among="unknown")
+        ]
+        ctx.emit("candidates", request=request, unknown=names)
+        if len(names) <= 1:
+            return names, (names[0] if names else None)
         reply = await ctx.ask_json(
             UNKNOWN_PICK.format(tool_request=request, candidates_text=self._tool_lines(names)),
             purpose="search-unknown",
         )
         pick = str((reply or {}).get("top1", ""))
-        return pick if pick in names else names[0]
+        return names, (pick if pick in names else names[0])
 
     # -- knowledge update -----------------------------------------------------------------------
 
@@ -570,7 +599,22 @@ class EvoAgent:
             res = await self.learn(ctx, good, success=True, migrate=migrate)
             report.skills_added += int(res["skill"] is not None)
             report.migrated += res["migrated"]
+        # Appendix G: after accumulation the pool is deduplicated at θ_sim once more
+        report.experiences_deduplicated = self._dedup_pool()
         return report
+
+    def _dedup_pool(self) -> int:
+        """Drop experiences more similar than θ_sim to an earlier one; count dropped."""
+        if self.memory is not None:
+            removed = self.memory.dedup_experiences(self.config.dedup_threshold)
+            self._experiences = self.memory.experiences()
+            return removed
+        kept: list[Experience] = []
+        for e in self._experiences:
+            _add_unique(kept, e, self.config.dedup_threshold)
+        removed = len(self._experiences) - len(kept)
+        self._experiences = kept
+        return removed
 
     @staticmethod
     def _absorb(ctx: AgentContext, traj: Trajectory) -> None:

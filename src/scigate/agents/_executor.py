@@ -72,7 +72,7 @@ async def run_step(
     known = space.is_known(name)
     if name not in space.tools:
         step = ToolStep(tool=name, ok=False, error=f"no tool named {name!r}", known=known)
-        ctx.emit("tool", tool=name, ok=False, error=step.error)
+        ctx.emit("tool", tool=name, ok=False, called=False, error=step.error, known=known)
         return step
     tool = space.tools[name]
     inputs, outputs = space.io_types(name)
@@ -92,7 +92,16 @@ async def run_step(
         calls = _calls_from(reply)
         step.attempts = attempt + 1
         if not calls:
-            step.error = "the model gave no arguments"
+            step.error = "argument extraction failed: the model gave no usable arguments"
+            ctx.emit(
+                "tool",
+                tool=name,
+                ok=False,
+                called=False,
+                error=step.error,
+                known=known,
+                attempt=attempt + 1,
+            )
         else:
             results = await asyncio.gather(*(asyncio.to_thread(tool.call, c) for c in calls))
             errors = [r.error for r in results if not r.ok]
@@ -110,6 +119,8 @@ async def run_step(
                     output=r.display if r.ok else None,
                     error=r.error,
                     known=known,
+                    called=True,
+                    attempt=attempt + 1,
                 )
         if step.ok:
             return step

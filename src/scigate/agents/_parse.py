@@ -46,7 +46,8 @@ def numbered_items(text: str | None) -> list[str]:
     if not text:
         return []
     parts = _ITEM.split(text)
-    items = [" ".join(p.split()).strip(" ;,") for p in parts]
+    # the paper's format line ends "(2) tool description 2 …": a copied ellipsis is no item
+    items = [" ".join(p.split()).strip(" ;,").removesuffix("…").strip() for p in parts]
     return [i for i in items if i]
 
 

@@ -30,7 +30,7 @@ Previous Error (if any):
 7. Each tool description must be highly concise, with no more than 15 English words.
 Now analyze the given task and list all required tool capabilities.
 The required output format is as follows:
-(1) tool description 1 (2) tool description 2 ...
+(1) tool description 1 (2) tool description 2 …
 Do not output any additional explanation."""
 
 RERANK = """Complete the following two-step task.
@@ -42,24 +42,24 @@ Candidate Tools:
 {candidates_text}
 Step 1: Analyze each candidate tool based on its Function description, Input type, Output type, and Category. Select the best-matching tool as top-1 and the second-best tool as top-2.
 Step 2: Score the selected top-1 and top-2 tools according to the following criteria:
-1. known_top1_feasibility (0.0-1.0): the overall feasibility of top-1.
-- 1.0: Function fully matches, with aligned I/O and Category.
-- 0.75: Function strongly matches, with minor I/O or Category mismatch.
-- 0.5: Function partially matches, with moderate I/O or Category mismatch.
-- 0.25: Function is weakly relevant, with clear I/O or Category mismatch.
-- 0.0: Function is completely mismatched.
+1. known_top1_feasibility (0.0–1.0): the overall feasibility of top-1.
+• 1.0: Function fully matches, with aligned I/O and Category.
+• 0.75: Function strongly matches, with minor I/O or Category mismatch.
+• 0.5: Function partially matches, with moderate I/O or Category mismatch.
+• 0.25: Function is weakly relevant, with clear I/O or Category mismatch.
+• 0.0: Function is completely mismatched.
 2. known_margin: the rationale for prioritizing top-1 over top-2.
-- 1.0: top-1 is clearly better than top-2.
-- 0.75: top-1 is slightly better than top-2.
-- 0.5: top-1 and top-2 are comparable.
-- 0.25: top-2 is slightly better than top-1.
-- 0.0: top-2 is clearly better than top-1.
-3. ontology_alignment_score (0.0-1.0): the overall ontology-level alignment between top-1 and the task.
-- 1.0: Category and I/O types are fully aligned.
-- 0.75: Category matches, with minor I/O type mismatch.
-- 0.5: Category matches but I/O types differ, or I/O matches but Category differs.
-- 0.25: Category and I/O both differ but remain partially relevant.
-- 0.0: Category or I/O types are completely mismatched.
+• 1.0: top-1 is clearly better than top-2.
+• 0.75: top-1 is slightly better than top-2.
+• 0.5: top-1 and top-2 are comparable.
+• 0.25: top-2 is slightly better than top-1.
+• 0.0: top-2 is clearly better than top-1.
+3. ontology_alignment_score (0.0–1.0): the overall ontology-level alignment between top-1 and the task.
+• 1.0: Category and I/O types are fully aligned.
+• 0.75: Category matches, with minor I/O type mismatch.
+• 0.5: Category matches but I/O types differ, or I/O matches but Category differs.
+• 0.25: Category and I/O both differ but remain partially relevant.
+• 0.0: Category or I/O types are completely mismatched.
 Strictly output the response in valid JSON format only. The required JSON format is as follows:
 {{"top1": "ToolName1", "top2": "ToolName2", "known_top1_feasibility": F, "known_margin": M, "ontology_alignment_score": O}}"""
 
@@ -71,7 +71,7 @@ Diagnosis:
 Please generate the following fields:
 1. general_prompt: One general principle applicable to scientific tool planning.
 2. domain: Strictly choose one from the following: biology, chemistry, materials.
-3. domain_prompt: A robust tool mapping rule targeting the diagnosed error. The core expression must follow: "When requiring [specific scientific context/constraint], select a tool that provides [specific functional capability]."
+3. domain_prompt: A robust tool mapping rule targeting the diagnosed error. The core expression must follow: “When requiring [specific scientific context/constraint], select a tool that provides [specific functional capability].”
 [RULE]:
 1. All rules must provide clear and actionable operational guidance.
 2. Limit each rule to 25 words.

@@ -80,12 +80,16 @@ class GateDecision(BaseModel):
     """One bandit-gate decision for one active tool request."""
 
     request: str
-    candidates: list[str] = Field(default_factory=list)
+    candidates: list[str] = Field(default_factory=list)  # known graph, after expansion
+    top1: str | None = None  # rerank-and-score's best known candidate
+    top2: str | None = None
+    unknown_candidates: list[str] = Field(default_factory=list)  # searched when exploring
     x: list[float] = Field(default_factory=list)  # [f, m, s, p]
     scores: dict[str, float] = Field(default_factory=dict)  # UCB score per arm
     alpha: float = 0.0
-    arm: Arm = "known"
+    arm: Arm = "known"  # the action played (rewarded by the gate update)
     tool: str | None = None
+    note: str | None = None  # why the played action differs from the gate's choice
 
 
 class Trajectory(BaseModel):

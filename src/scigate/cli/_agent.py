@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from scigate.agents import (
@@ -31,6 +32,8 @@ from scigate.agents import (
 )
 from scigate.errors import BadInput
 
+DOMAINS = ("biology", "chemistry", "materials")
+
 app = typer.Typer(help="Tool-using agents: SciToolAgent-Evo and baselines.", no_args_is_help=True)
 console = Console(stderr=False)
 
@@ -48,49 +51,100 @@ def _ratio(value: float) -> float:
     return value
 
 
+def _say(markup: str, *plain: Any) -> None:
+    """Print `markup` (rich tags) with each `{}` filled by an escaped plain value."""
+    console.print(markup.format(*(escape(str(p)) for p in plain)), highlight=False)
+
+
+def _names(names: list[str] | None) -> str:
+    return ", ".join(names or []) or "-"
+
+
+def _show_tool(event: dict[str, Any]) -> None:
+    attempt = f" (attempt {event['attempt']})" if event.get("attempt", 1) > 1 else ""
+    origin = "" if event.get("known", True) else " [unknown tool]"
+    label = f"{event['tool']}{origin}{attempt}"
+    if not event.get("called", True):
+        _say("  [red]no call[/red] {}: {}", label, event.get("error"))
+        return
+    args = json.dumps(event.get("arguments", {}), default=str)
+    if event["ok"]:
+        _say("  [green]ok[/green] {} args {} → {}", label, args, event.get("output"))
+    else:
+        _say("  [red]failed[/red] {} args {} → error: {}", label, args, event.get("error"))
+
+
+def _show_gate(event: dict[str, Any]) -> None:
+    x = ", ".join(f"{k}={v:.2f}" for k, v in zip("fmsp", event["x"], strict=False))
+    scores = ", ".join(f"{a}={s:.3f}" for a, s in event["scores"].items())
+    _say(
+        "[magenta]gate[/magenta] {}\n    rerank top-1 {}, top-2 {}; x=\\[{}] α={} UCB({}) → "
+        "[bold]{}[/bold]: {}",
+        event["request"],
+        event.get("top1") or "-",
+        event.get("top2") or "-",
+        x,
+        f"{event['alpha']:.3f}",
+        scores,
+        event["arm"],
+        event["tool"] or "(no tool found)",
+    )
+    if event.get("note"):
+        _say("    [yellow]note[/yellow] {}", event["note"])
+
+
 def _show_event(event: dict[str, Any]) -> None:
+    """Print one trajectory event (every method emits the same kinds)."""
     kind = event["kind"]
     if kind == "requests":
         console.print("[bold]Active tool requests[/bold]")
         for r in event["requests"]:
-            console.print(f"  • {r}")
+            _say("  • {}", r)
     elif kind == "candidates":
-        known = ", ".join(event.get("known") or []) or "-"
-        unknown = ", ".join(event.get("unknown") or []) or "-"
-        console.print(
-            f"[cyan]candidates[/cyan] for [italic]{event.get('request')}[/italic]: known [{known}] unknown [{unknown}]"
+        parts = [
+            f"{side} [{_names(event[side])}]" for side in ("known", "unknown") if side in event
+        ]
+        if "known_all" in event:  # planned over the whole known graph
+            parts.insert(0, f"known [all {event['known_all']} known tools]")
+        _say(
+            "[cyan]candidates[/cyan] for [italic]{}[/italic]: {}",
+            event.get("request"),
+            " ".join(parts),
         )
     elif kind == "gate":
-        x = ", ".join(f"{v:.2f}" for v in event["x"])
-        scores = ", ".join(f"{a}={s:.3f}" for a, s in event["scores"].items())
-        console.print(
-            f"[magenta]gate[/magenta] x=[{x}] α={event['alpha']:.3f} UCB({scores}) → "
-            f"[bold]{event['arm']}[/bold]: {event['tool']}"
-        )
+        _show_gate(event)
     elif kind == "difficulty":
-        console.print(
-            f"[yellow]difficulty[/yellow] tools={event['estimated_tool_count']} "
-            f"entities={event['entity_count']} → {event['route']}"
-        )
+        if event["estimated_tool_count"] is None:
+            _say("[yellow]difficulty[/yellow] no usable estimate → complex")
+        else:
+            _say(
+                "[yellow]difficulty[/yellow] tools={} entities={} → {}",
+                event["estimated_tool_count"],
+                event["entity_count"],
+                event["route"],
+            )
     elif kind == "skill":
-        console.print(
-            f"[yellow]skill[/yellow] {event['skill']} (similarity {event['similarity']:.2f}) "
-            f"matched={event['matched']}"
+        _say(
+            "[yellow]skill[/yellow] {} (similarity {}) matched={}",
+            event["skill"],
+            f"{event['similarity']:.2f}",
+            event["matched"],
         )
     elif kind == "chain":
-        console.print(f"[bold]tool chain[/bold] {' → '.join(event['chain']) or '(empty)'}")
+        attempt = f" (attempt {event['attempt']})" if "attempt" in event else ""
+        _say("[bold]tool chain{}[/bold] {}", attempt, " → ".join(event["chain"]) or "(empty)")
     elif kind == "tool":
-        status = "[green]ok[/green]" if event["ok"] else "[red]failed[/red]"
-        shown = event.get("output") if event["ok"] else event.get("error")
-        console.print(
-            f"  {status} {event['tool']}({json.dumps(event.get('arguments', {}))}) → {shown}"
-        )
+        _show_tool(event)
+    elif kind == "llm" and event.get("purpose") == "react" and (event.get("text") or "").strip():
+        _say("[dim]thought[/dim] {}", event["text"].strip())
+    elif kind == "answer":
+        _say("[bold]summary[/bold] → {}", event["answer"])
     elif kind == "migrate":
-        console.print(f"[green]migrated[/green] {event['tool']} into the known graph")
+        _say("[green]migrated[/green] {} into the known graph", event["tool"])
     elif kind == "skill-added":
-        console.print(f"[green]new skill[/green] {event['name']}: {' → '.join(event['chain'])}")
+        _say("[green]new skill[/green] {}: {}", event["name"], " → ".join(event["chain"]))
     elif kind == "reflection":
-        console.print(f"[yellow]reflection[/yellow] {event['text']}")
+        _say("[yellow]reflection[/yellow] {}", event["text"])
 
 
 def _evo_config(
@@ -127,7 +181,18 @@ def run_cmd(
     ],
     method: Annotated[str, typer.Option("--method", help=f"One of {', '.join(METHODS)}.")] = "evo",
     parameter: Annotated[
-        list[str] | None, typer.Option("--parameter", help="Task parameter (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--parameter",
+            help="SciToolEval's Parameter field: a substance, sequence or ID (repeat for several).",
+        ),
+    ] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            "--domain",
+            help="Task domain d_q (biology, chemistry, materials): selects Evo's domain experiences.",
+        ),
     ] = None,
     memory: Annotated[
         Path | None, typer.Option("--memory", help="Evo memory file (kept across runs).")
@@ -140,10 +205,13 @@ def run_cmd(
     temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
 ) -> None:
-    """Answer one question and show the trajectory."""
+    """Answer one question and show the whole trajectory: routing, active requests,
+    candidates, gate decisions (x and UCB scores), every tool call, the answer."""
     check_method(method)
     _ratio(known_ratio)
-    task = Task(question=question, parameter=list(parameter) if parameter else None)
+    if domain is not None and domain not in DOMAINS:
+        raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    task = Task(question=question, parameter=list(parameter) if parameter else None, domain=domain)
     tools = library_tools()
     store = run_id = None
     if db is not None:
@@ -195,7 +263,9 @@ def run_cmd(
         console.print_json(traj.model_dump_json())
         return
     u = traj.usage
-    console.print(f"[bold green]Answer:[/bold green] {traj.answer}")
+    if traj.error:
+        _say("[red]error[/red] {}", traj.error)
+    _say("[bold green]Answer:[/bold green] {}", traj.answer)
     console.print(
         f"{u.calls} LLM calls, {u.input_tokens} input / {u.output_tokens} output tokens"
         f"{' (estimated)' if u.estimated_tokens else ''}, {traj.wall_seconds:.2f} s"

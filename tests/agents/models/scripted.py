@@ -428,3 +428,13 @@ def contrastive(
     if "Plan the tool chain" in text and float(settings.get("temperature", 0)) < 0.5:
         return reply_json({"tool_chain": ["GetHeavyAtomsNum"]})
     return policy(messages, tools, **settings)
+
+
+def no_arguments(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but argument extraction never yields JSON (so no tool is called)."""
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if "Extract the arguments for one step" in text or text.startswith("Your reply held no"):
+        return "I am not sure which arguments to use."
+    return policy(messages, tools, **settings)
