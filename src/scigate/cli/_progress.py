@@ -1,4 +1,4 @@
-"""The live progress bar of a ToolGate run, with the funnel counts as its description."""
+"""The live progress display of a ToolGate run: a bar, and the funnel counts under it."""
 
 from __future__ import annotations
 
@@ -6,27 +6,33 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
+from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 
 @contextmanager
 def funnel_progress(
     console: Console, total: int | None, description: str = "starting"
 ) -> Iterator[Callable[[int, int, Any], None]]:
-    """A progress bar; yields the callback the loop calls after every round."""
+    """A progress bar with the funnel on its own line (it stays readable in a narrow
+    terminal); yields the callback the loop calls after every round."""
     progress = Progress(
         TextColumn("[bold]ToolGate[/bold]"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.description}"),
         console=console,
     )
-    with progress:
-        task = progress.add_task(description, total=total or None)
+    task = progress.add_task("rounds", total=total or None)
+    funnel = Text(description, style="dim")
+    with Live(Group(progress, funnel), console=console, refresh_per_second=8):
 
-        def update(done: int, total: int, funnel: Any) -> None:
-            progress.update(task, completed=done, total=total, description=funnel.line())
+        def update(done: int, total: int, counts: Any) -> None:
+            progress.update(task, completed=done, total=total)
+            funnel.plain = counts.line()
 
         yield update
+    if not console.is_terminal:
+        console.file.write("\n")  # Live leaves its last frame unterminated off a terminal
