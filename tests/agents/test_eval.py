@@ -214,3 +214,71 @@ def test_cli_run_shows_trajectory(tmp_path, capsys):
     assert (
         "gate" in text and "ConvertSmilesToInchi" in text and "LFQSCWFLJHTTHZ-UHFFFAOYSA-N" in text
     )
+
+
+def test_cli_eval_prints_a_markup_like_answer_literally(tmp_path, capsys):
+    from scigate.cli._agent import app
+
+    policy = tmp_path / "brackets.py"
+    policy.write_text(
+        "def policy(messages, tools=None, **settings):\n"
+        "    if 'JSON' in messages[-1]['content']:\n"
+        '        return \'{"tool_chain": [], "missing": []}\'\n'
+        "    return 'Answer: [/INST] 5'\n"
+    )
+    bench = _write(tmp_path / "b.jsonl", [{"question": "What is x?", "answer": "5"}])
+    app(
+        args=[
+            "eval",
+            "--method",
+            "cot",
+            "--bench",
+            str(bench),
+            "--model",
+            f"python/{policy}:policy",
+        ],
+        standalone_mode=False,
+    )
+    assert "[/INST] 5" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("command", "body", "status"),
+    [
+        ("run", "raise RuntimeError('server unreachable')", "failed"),
+        ("eval", "raise KeyboardInterrupt", "interrupted"),
+        ("run", "raise KeyboardInterrupt", "interrupted"),
+    ],
+)
+def test_cli_marks_a_run_that_did_not_finish(tmp_path, command, body, status):
+    from scigate.cli._agent import app
+    from scigate.store import Store
+
+    policy = tmp_path / "broken.py"
+    policy.write_text(f"def policy(messages, tools=None, **settings):\n    {body}\n")
+    db = tmp_path / "runs.db"
+    model = ["--model", f"python/{policy}:policy", "--method", "cot", "--db", str(db)]
+    if command == "run":
+        args = ["run", *model, "What is the molecular weight of CCO?"]
+    else:
+        args = ["eval", *model, "--bench", str(_write(tmp_path / "b.jsonl", BENCH[:1]))]
+    if status == "interrupted":  # typer turns Ctrl-C into exit status 130
+        assert app(args=args, standalone_mode=False) == 130
+    else:
+        with pytest.raises(Exception, match="server unreachable"):
+            app(args=args, standalone_mode=False)
+    store = Store(db)
+    assert [r["status"] for r in store.runs()] == [status]
+    store.close()
+
+
+def test_numeric_answers_ignore_formula_subscripts() -> None:
+    """The reference 4 is not matched by the 4 in a molecular formula."""
+    from scigate.agents import answer_match
+    from scigate.agents._records import Task
+
+    task = Task(question="How many rings?", answer="4")
+    assert answer_match("C9H8O4 has 1 ring", task) is False
+    assert answer_match("It has 4 rings", task) is True
+    weight = Task(question="MW?", answer="180.16")
+    assert answer_match("C9H8O4 weighs 180.2 g/mol", weight) is True

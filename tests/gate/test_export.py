@@ -182,3 +182,16 @@ def test_export_cli(db, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 2
     assert (tmp_path / "rel" / "pool.parquet").exists()
+
+
+def test_export_to_a_directory_or_over_a_file_is_bad_input(db, tmp_path: Path) -> None:
+    """--out naming a directory, or --release naming a file, is one line and exit 2;
+    nothing is written next to the directory."""
+    with pytest.raises(BadInput, match="is a directory"):
+        export_jsonl(db[0], tmp_path)
+    assert not (tmp_path.parent / (tmp_path.name + ".tmp")).exists()
+    afile = tmp_path / "a.jsonl"
+    afile.write_text("keep\n")
+    with pytest.raises(BadInput, match="must be a directory"):
+        export_release(db[0], afile)
+    assert afile.read_text() == "keep\n"

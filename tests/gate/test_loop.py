@@ -161,6 +161,42 @@ def test_bad_loop_input_exits_2(tmp_path: Path) -> None:
     assert p.returncode == 2 and "unknown domain" in p.stderr
 
 
+@pytest.mark.parametrize("option", ["--verify-timeout", "--time-limit"])
+def test_non_positive_time_limits_exit_2_before_any_write(tmp_path: Path, option: str) -> None:
+    db = tmp_path / "x.db"
+    p = _run(db, "--generator", GEN, "--rounds", "1", option, "0", check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not db.exists()
+
+
+def test_sigterm_marks_a_background_run_interrupted(tmp_path: Path) -> None:
+    """A job started with `&` from a script has SIGINT ignored; SIGTERM still ends the
+    run as interrupted with status 130 instead of killing it with the run left 'running'."""
+    db = tmp_path / "run.db"
+    args = [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *_common(4)]
+    proc = subprocess.Popen(
+        args,
+        env={**os.environ, "SCIGATE_TEST_SLOW": "3"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.3)
+        if db.exists():
+            with Store(db) as s:
+                if len(s.attempts()) >= 1:
+                    break
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    with Store(db) as s:
+        assert s.runs()[0]["status"] == "interrupted"
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_run_is_marked_and_resumes(tmp_path: Path, sig: int) -> None:
     db = tmp_path / "run.db"
@@ -190,3 +226,68 @@ def test_interrupted_run_is_marked_and_resumes(tmp_path: Path, sig: int) -> None
     with Store(db) as s:
         assert sorted(a["round"] for a in s.attempts()) == [0, 1, 2, 3]
         assert s.runs()[0]["status"] == "finished"
+
+
+def test_rescreen_resume_with_other_screens_is_bad_input(tmp_path: Path) -> None:
+    """--rescreen --resume continues the latest rescreen run; new screens must not be
+    silently skipped because that run's rounds are all done."""
+    import asyncio
+
+    from scigate.errors import BadInput
+    from scigate.gate._loop import rescreen
+
+    from ._dbfactory import build_db
+
+    store, _ = build_db(tmp_path / "runs.db")
+    first, _ = asyncio.run(rescreen(store, screens=["cue/letter-A"]))
+    again, _ = asyncio.run(rescreen(store, screens=["cue/letter-A"], resume=True))
+    assert again == first
+    before = len(store.gate_results())
+    with pytest.raises(BadInput, match="cue/letter-A"):
+        asyncio.run(rescreen(store, screens=["cue/largest"], resume=True))
+    assert len(store.gate_results()) == before
+    store.close()
+
+
+def test_screen_whose_calls_fail_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    db = tmp_path / "run.db"
+    screen = model_spec("screens:unavailable") + "?max_retries=0"
+    p = _run(
+        db,
+        "--generator",
+        GEN,
+        "--rounds",
+        "2",
+        "--screen",
+        screen,
+        "--json",
+        "--verify-timeout",
+        "60",
+    )
+    funnel = json.loads(p.stdout)["funnel"]
+    assert funnel["verified"] >= 1
+    assert funnel["screens"][screen] == 0 and funnel["accepted"] == 0
+    assert funnel["errors"] == funnel["verified"]
+    with Store(db) as s:
+        outcomes = {g["outcome"] for g in s.gate_results() if g["gate"] == "screen"}
+        assert outcomes == {"error"}
+
+
+def test_resume_with_other_screens_is_bad_input_not_ignored(tmp_path: Path) -> None:
+    import asyncio
+
+    from scigate.errors import BadInput
+    from scigate.gate._loop import LoopConfig, run_loop
+
+    from ._dbfactory import build_empty_db
+
+    store = build_empty_db(tmp_path / "runs.db")
+    cfg = LoopConfig(generator=GEN, screens=["cue/middle"], rounds=0)
+    run_id, _ = asyncio.run(run_loop(cfg, store))
+    same, _ = asyncio.run(run_loop(LoopConfig(generator=GEN, rounds=0), store, resume=True))
+    assert same == run_id
+    other = LoopConfig(generator=GEN, screens=["cue/largest"], rounds=0)
+    with pytest.raises(BadInput, match="cue/middle"):
+        asyncio.run(run_loop(other, store, resume=True))
+    assert store.get_run(run_id)["config"]["screens"] == ["cue/middle"]
+    store.close()

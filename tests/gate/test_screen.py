@@ -104,3 +104,29 @@ def test_cli_screen_json(candidate_dir: Path) -> None:
         timeout=120,
     )
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_failed_calls_do_not_pass_the_screen(candidate_dir: Path) -> None:
+    """Calls that fail (outage, bad key) are no evidence that the model cannot solve it."""
+    r = _screen(candidate_dir, model_spec("screens:unavailable") + "?max_retries=0")
+    assert not r.solved and r.inconclusive
+    assert "could not decide" in r.reason and "503" in r.reason
+    assert r.summary()["inconclusive"] is True
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scigate",
+            "gate",
+            "screen",
+            str(candidate_dir),
+            "--model",
+            model_spec("screens:unavailable") + "?max_retries=0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    # A wrong answer is still evidence: an unreadable reply is conclusive.
+    assert not _screen(candidate_dir, model_spec("screens:mumbles")).inconclusive

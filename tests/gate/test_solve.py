@@ -77,3 +77,11 @@ def test_cli_solve_json(candidate_dir: Path) -> None:
     data = json.loads(p.stdout)
     assert p.returncode == 1 and data["solved"] is False and data["answer_value"] == "0.428571"
     assert {"solved", "answer_value", "seconds", "reason"} <= data.keys()
+
+
+def test_a_solver_that_cannot_run_is_an_error_not_unsolved(candidate_dir: Path) -> None:
+    cand = load_candidate(candidate_dir)
+    r = asyncio.run(solve_with_command(cand, "no-such-agent-binary {workspace}", time_limit=30))
+    assert not r.solved and r.error and r.reason.startswith("error:")
+    r = asyncio.run(solve_with_model(cand, model_spec("solvers:raises"), time_limit=30))
+    assert not r.solved and r.error and "could not run" in r.reason

@@ -115,3 +115,12 @@ def test_cli_seeds_and_the_papers_item_0023(tmp_path: Path) -> None:
         and data["printed"] == "0.060723"
         and data["matched_option"] == "B"
     )
+
+
+def test_verification_copies_the_candidates_data_files(tmp_path: Path) -> None:
+    """The solution runs on a copy of the whole directory (without answer.txt)."""
+    d = write_candidate(tmp_path / "c", solution="print(open('data/value.txt').read().strip())\n")
+    (d / "data").mkdir()
+    (d / "data" / "value.txt").write_text("0.285714\n")
+    r = verify(d, timeout=60)
+    assert r.passed, r.reason

@@ -138,3 +138,10 @@ def test_input_at_file_reads_the_content(tmp_path):
         app, ["run", "GetReverseComplement", "--input", f"@{tmp_path / 'nope'}"]
     )
     assert result.exit_code == 2
+
+
+def test_chain_prints_tool_text_literally() -> None:
+    # a value or error that looks like rich markup is printed as it is, never parsed
+    result = runner.invoke(app, ["chain", "GetMolFormula", "--input", "[/x]"])
+    assert result.exit_code == 1, result.output
+    assert "invalid SMILES '[/x]'" in result.stdout

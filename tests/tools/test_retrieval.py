@@ -57,6 +57,13 @@ def test_search_restricted_to_a_subset(index: ToolIndex) -> None:
     assert index.search("anything", restrict=[]) == []
 
 
+def test_query_of_stop_words_only_ranks_by_meaning(index: ToolIndex) -> None:
+    for query in ("the of", "Is it?"):
+        for fusion in ("rrf", "weighted"):
+            hits = index.search(query, k=3, fusion=fusion)
+            assert len(hits) == 3 and all(h.lexical == 0.0 for h in hits)
+
+
 def test_fusions_and_scores(index: ToolIndex) -> None:
     rrf = index.search("unit conversion", k=5)
     weighted = index.search("unit conversion", k=5, fusion="weighted")
@@ -193,6 +200,19 @@ def test_make_embedder_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     ]:
         with pytest.raises(BadInput, match=message):
             make_embedder(bad)
+
+
+def test_embedder_without_its_key_is_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    # no silent placeholder key that only fails at the first request, with a traceback
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("MY_EMBED_KEY", raising=False)
+    with pytest.raises(BadInput, match="OPENAI_API_KEY is not set"):
+        make_embedder("openai/text-embedding-3-small")
+    local = "openai-compatible/e5?base_url=http://localhost:8000/v1&api_key_env=MY_EMBED_KEY"
+    with pytest.raises(BadInput, match="MY_EMBED_KEY is not set"):
+        make_embedder(local)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert isinstance(make_embedder("openai/text-embedding-3-small"), CachedEmbedder)
 
 
 def test_sentence_transformers_missing_is_a_clear_error() -> None:

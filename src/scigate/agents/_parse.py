@@ -76,10 +76,6 @@ def as_float(value: Any, default: float = 0.0) -> float:
     return min(1.0, max(0.0, x))
 
 
-def word_count(text: str) -> int:
-    return len(text.split())
-
-
 def truncate_words(text: str, limit: int) -> str:
     """At most `limit` words of `text`."""
     words = text.split()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any
 
 from scigate.agents._records import Task
 
 REL_TOL = 0.10  # SciToolEval's ±10% relative rule for numbers
-_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+# A number not glued to a preceding letter: the subscripts of "C9H8O4" are not answers.
+_NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _TRUE = {"true", "yes", "correct", "t", "y"}
 _FALSE = {"false", "no", "incorrect", "f", "n"}
 
@@ -122,9 +122,3 @@ def answer_match(predicted: str | None, task: Task) -> bool | None:
         if got:
             return any(close(g, target) for g in got)
     return None
-
-
-def summarize_scores(rows: list[dict[str, Any]], key: str) -> float:
-    """Mean of a 0/1 or fractional column over rows (0.0 for no rows)."""
-    vals = [float(r[key]) for r in rows if r.get(key) is not None]
-    return sum(vals) / len(vals) if vals else 0.0

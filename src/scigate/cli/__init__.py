@@ -13,22 +13,25 @@ try:  # typer >= 0.20 vendors click as typer._click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as click_exceptions
 
-from scigate import __version__
 from scigate.cli._app import app
-from scigate.errors import BadInput
+from scigate.errors import BadInput, ScigateError
 
 __all__ = ["app", "main"]
 
 
 def _terminate_as_interrupt(signum: int, frame: object) -> None:
-    """SIGTERM takes the Ctrl-C path, so a run marks itself interrupted before exiting."""
+    """SIGTERM takes the Ctrl-C path, so a run marks itself interrupted before exiting.
+
+    A background job started from a script has SIGINT ignored; it still ends as interrupted.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        raise KeyboardInterrupt
     os.kill(os.getpid(), signal.SIGINT)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app; bad input becomes one line on stderr and exit status 2."""
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         code = app(args=argv, prog_name="scigate", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click prints and uses 2
@@ -40,12 +43,12 @@ def main(argv: list[str] | None = None) -> None:
     except BadInput as exc:
         print(f"scigate: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except ScigateError as exc:  # e.g. a model or service that stayed unreachable
+        print(f"scigate: failed: {exc}", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         print("scigate: interrupted", file=sys.stderr)
         sys.exit(130)
     if code == 130:  # typer turns Ctrl-C (and our SIGTERM) into exit status 130
-        print("scigate: interrupted", file=sys.stderr)
+        print("\nscigate: interrupted", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
-
-
-_ = (__version__, typer)

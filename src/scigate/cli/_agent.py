@@ -253,11 +253,16 @@ def run_cmd(
             if agent is not None:
                 agent.close()
 
+    status = "failed"
     try:
         traj = asyncio.run(go())
+        status = "finished"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
     finally:
         if store is not None:
-            store.set_run_status(run_id, "finished")
+            store.set_run_status(run_id, status)
             store.close()
     if json_out:
         console.print_json(traj.model_dump_json())
@@ -383,9 +388,12 @@ def eval_cmd(
             )
         if not json_out:
             mark = "[green]✓[/green]" if row["answer_correct"] else "[red]✗[/red]"
-            console.print(
-                f"{mark} run {row['run']} task {row['index'] + 1}: {' → '.join(row['predicted_chain'])} "
-                f"→ {row['answer']}"
+            _say(
+                mark + " run {} task {}: {} → {}",
+                row["run"],
+                row["index"] + 1,
+                " → ".join(row["predicted_chain"]),
+                row["answer"],
             )
 
     started = time.perf_counter()
@@ -403,6 +411,9 @@ def eval_cmd(
             )
         )
         status = "finished"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
     finally:
         if store is not None:
             store.set_run_status(run_id, status)

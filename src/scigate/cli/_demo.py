@@ -56,7 +56,12 @@ def demo(
         concurrency=max(2, os.cpu_count() or 1),
     )
     cfg.validate()
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out must be a directory, not the file {out}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"cannot create {out}: {e.strerror or e}") from None
     db = out / "demo.db"
     if fresh:
         for suffix in ("", "-wal", "-shm"):

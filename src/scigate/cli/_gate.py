@@ -76,10 +76,15 @@ def screen_cmd(
         f"{'[green]correct[/green]' if c.correct else '[red]wrong[/red]'}"
         for c in result.calls
     ]
-    mark = "[red]SOLVED (too easy)[/red]" if result.solved else "[green]PASS (not solved)[/green]"
+    if result.inconclusive:
+        mark = "[yellow]ERROR (model calls failed)[/yellow]"
+    elif result.solved:
+        mark = "[red]SOLVED (too easy)[/red]"
+    else:
+        mark = "[green]PASS (not solved)[/green]"
     lines.append(f"{mark} {result.reason}")
     _emit(result.summary(), as_json, lines)
-    raise typer.Exit(1 if result.solved else 0)
+    raise typer.Exit(1 if result.solved or result.inconclusive else 0)
 
 
 @app.command("solve")
@@ -388,7 +393,10 @@ def seeds_cmd(
     dom = get_domain(domain)
     if out.exists() and not out.is_dir():
         raise BadInput(f"--out is not a directory: {out}")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"cannot create {out}: {e.strerror or e}") from None
     for src in [*dom.seed_dirs(), *dom.example_dirs()]:
         dest = out / src.name
         shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))

@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from scigate.errors import BadInput
@@ -216,7 +217,7 @@ def chain_cmd(
         for i, step in enumerate(outcome.steps, start=1):
             mark = "[green]ok[/green]" if step.result.ok else "[red]failed[/red]"
             shown = step.result.display if step.result.ok else step.result.error
-            console.print(f"{i}. {step.tool} {mark}: {shown}", highlight=False, markup=True)
+            console.print(f"{i}. {step.tool} {mark}: {escape(str(shown))}", highlight=False)
         if not outcome.ok:
             print(outcome.error, file=sys.stderr)
     raise typer.Exit(0 if outcome.ok else 1)

@@ -14,7 +14,6 @@ from scigate.errors import BadInput
 from scigate.gate._values import options_distinct
 
 LETTERS = ("A", "B", "C", "D")
-CANDIDATE_FILES = ("question.md", "options.json", "answer.txt", "solution.py", "meta.json")
 
 
 class Candidate(BaseModel):

@@ -200,7 +200,12 @@ def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None
         raise BadInput(f"no accepted items to release in {store.path}")
     seed = release_seed if release_seed is not None else secrets.randbits(31)
     pool = [permute(r, seed) for r in records]
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInput(f"--release must be a directory, not the file {out_dir}")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     jsonl = out_dir / "pool.jsonl"
     _atomic_write(jsonl, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pool))
     parquet = _write_parquet(pool, out_dir / "pool.parquet")
@@ -342,7 +347,13 @@ def toolgate() -> Task:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise BadInput(f"cannot write {path}: it is a directory")
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise BadInput(f"cannot write {path}: {e.strerror or e}") from None

@@ -64,6 +64,8 @@ class LoopConfig(BaseModel):
             raise BadInput("--calls must be at least 1")
         if self.concurrency < 1 or self.fem_workers < 1:
             raise BadInput("--concurrency and --fem-workers must be at least 1")
+        if self.verify_timeout <= 0 or self.solve_time_limit <= 0:
+            raise BadInput("--verify-timeout and --time-limit must be positive")
         if self.solver and self.solver_cmd:
             raise BadInput("give at most one of --solver and --solver-cmd")
         if len(set(self.screens)) != len(self.screens):
@@ -160,6 +162,14 @@ async def run_loop(
             raise BadInput(f"nothing to resume in {store.path}: no gate run found")
         run_id = run["id"]
         stored = LoopConfig.model_validate(run["config"])
+        given = {"screens": cfg.screens, "solver": cfg.solver, "solver_cmd": cfg.solver_cmd}
+        changed = [k for k, v in given.items() if v and v != getattr(stored, k)]
+        if changed:
+            raise BadInput(
+                f"--resume continues run {run_id} with its stored {', '.join(changed)} "
+                f"({', '.join(str(getattr(stored, k)) for k in changed)}); leave them out, "
+                "or use --rescreen to apply other screens or a solver"
+            )
         if rounds_given:
             stored.rounds = cfg.rounds
         cfg = stored
@@ -296,12 +306,14 @@ async def screen_and_solve(
                 cand.id,
                 "screen",
                 screen=responder.name,
-                outcome="fail" if res.solved else "pass",
+                outcome="error" if res.inconclusive else "fail" if res.solved else "pass",
                 reason=res.reason,
                 detail=res.summary(),
                 seconds=res.seconds,
             )
             got = store.gate_result(run_id, cand.id, "screen", responder.name)
+        if got["outcome"] == "error":
+            return "error", got["reason"], detail
         if got["outcome"] != "pass":
             return "rejected-screen", got["reason"], detail
     solver = cfg.solver or (f"cmd:{cfg.solver_cmd}" if cfg.solver_cmd else None)
@@ -331,7 +343,7 @@ async def screen_and_solve(
             cand.id,
             "solve",
             screen=solver,
-            outcome="pass" if res.solved else "fail",
+            outcome="pass" if res.solved else "error" if res.error else "fail",
             reason=res.reason,
             detail=res.model_dump(),
             seconds=res.seconds,
@@ -339,6 +351,8 @@ async def screen_and_solve(
         got = store.gate_result(run_id, cand.id, "solve", solver)
     if got["outcome"] == "pass":
         return "accepted", got["reason"], detail
+    if got["outcome"] == "error":  # the solver could not run: no evidence either way
+        return "error", got["reason"], detail
     return "unsolved", f"flagged for review: {got['reason']}", detail
 
 
@@ -414,6 +428,15 @@ async def rescreen(
     cfg.rounds = len(verified)
     run = store.latest_run(kind="rescreen") if resume else None
     if run is not None:
+        stored = run.get("config") or {}
+        given = {"screens": screens, "solver": solver, "solver_cmd": solver_cmd}
+        if any(stored.get(k) != v for k, v in given.items()):
+            raise BadInput(
+                f"--resume continues rescreen run {run['id']}, which used screens "
+                f"{stored.get('screens')} and solver "
+                f"{stored.get('solver') or stored.get('solver_cmd')}; give the same ones, "
+                "or leave out --resume to start a new rescreen"
+            )
         run_id = run["id"]
         store.set_run_status(run_id, "running")
     else:

@@ -56,8 +56,24 @@ class ScreenResult(BaseModel):
     seconds: float = 0.0
 
     @property
+    def failed_calls(self) -> int:
+        """Calls that got no answer because the model call failed."""
+        return sum(c.error is not None for c in self.calls)
+
+    @property
+    def inconclusive(self) -> bool:
+        """Not solved only because calls failed: answered, they could have solved it."""
+        needed = self.planned_calls // 2 + 1
+        return not self.solved and self.correct_calls + self.failed_calls >= needed
+
+    @property
     def reason(self) -> str:
         n = len(self.calls)
+        if self.inconclusive:
+            last = next(c.error for c in reversed(self.calls) if c.error is not None)
+            return (
+                f"{self.screen} could not decide: {self.failed_calls} of {n} calls failed ({last})"
+            )
         verdict = "solved it (rejected as too easy)" if self.solved else "did not solve it"
         stop = "; stopped early, majority decided" if self.early_stop else ""
         return f"{self.screen} {verdict}: {self.correct_calls} of {n} calls correct{stop}"
@@ -66,6 +82,7 @@ class ScreenResult(BaseModel):
         """The JSON shape of interfaces.md plus the extra fields."""
         data = self.model_dump()
         data["reason"] = self.reason
+        data["inconclusive"] = self.inconclusive
         return data
 
 

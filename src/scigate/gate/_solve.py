@@ -65,6 +65,7 @@ class SolveResult(BaseModel):
     output_tokens: int = 0
     cost: float | None = None
     flagged_for_review: bool = False
+    error: bool = False  # the solver itself failed (model error, command not runnable)
     transcript_tail: list[dict[str, Any]] | None = None
 
 
@@ -162,6 +163,9 @@ async def solve_with_model(
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
     result = _verdict(candidate, episode.answer, episode.reason, spec, episode.seconds)
+    if episode.answer is None and episode.reason.startswith("model error"):
+        result.error = True
+        result.reason = f"error: the solver could not run ({episode.reason})"
     result.steps = len(episode.steps)
     result.model_calls = episode.model_calls
     result.input_tokens = episode.usage.input_tokens
@@ -219,4 +223,8 @@ async def solve_with_command(
             stop = run.reason
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
-    return _verdict(candidate, raw, stop, f"cmd:{command}", time.monotonic() - started)
+    result = _verdict(candidate, raw, stop, f"cmd:{command}", time.monotonic() - started)
+    if not raw and run.exit_code in (126, 127):  # the shell could not run the command
+        result.error = True
+        result.reason = f"error: the solver command could not run ({run.reason})"
+    return result

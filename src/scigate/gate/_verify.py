@@ -50,18 +50,23 @@ def verify(
 
     cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
     assert cand.answer is not None
+    preload = get_domain(domain).preload
     limits = sandbox.Limits(wall_seconds=timeout)
     if memory_bytes is not None:
         limits.memory_bytes = memory_bytes
-    workspace = sandbox.fresh_workspace()
-    try:
+    if cand.path is not None and cand.path.is_dir():
+        # A fresh copy of the directory (data files included), without answer.txt.
+        workspace = sandbox.fresh_workspace(cand.path, exclude=("answer.txt", "__pycache__"))
+    else:
+        workspace = sandbox.fresh_workspace()
         cand.write(workspace, include_answer=False)
+    try:
         result = sandbox.run_python(
             script=workspace / "solution.py",
             workspace=workspace,
             limits=limits,
             python=python or sys.executable,
-            preload=get_domain(domain).preload,
+            preload=preload,
         )
     finally:
         shutil.rmtree(workspace, ignore_errors=True)

@@ -274,7 +274,10 @@ def make_embedder(spec: str | None = None, cache_dir: str | Path | None = None) 
             base_url = os.environ.get("OPENAI_BASE_URL")
             if not base_url:
                 raise BadInput(f"embedder spec {spec!r} needs ?base_url=URL (or $OPENAI_BASE_URL)")
-        api_key = os.environ.get(params["api_key_env"]) if "api_key_env" in params else None
+        key_env = params.get("api_key_env") or ("OPENAI_API_KEY" if kind == "openai" else None)
+        api_key = os.environ.get(key_env) if key_env else None
+        if key_env and not api_key:
+            raise BadInput(f"{key_env} is not set: export it to use the embedder {spec!r}")
         return CachedEmbedder(
             OpenAICompatibleEmbedder(model, base_url=base_url, api_key=api_key), cache_dir
         )

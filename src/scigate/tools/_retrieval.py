@@ -214,7 +214,8 @@ class ToolIndex:
 
     def scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """(BM25 scores, cosine similarities) of every indexed tool for `query`."""
-        lexical = self._bm25.get_scores(_tokens(query))
+        tokens = _tokens(query)  # bm25s fails on a query of stop words only
+        lexical = self._bm25.get_scores(tokens) if tokens else np.zeros(len(self.names))
         semantic = self._vectors @ self._query_vector(query)
         return np.asarray(lexical, dtype=np.float64), np.asarray(semantic, dtype=np.float64)
 

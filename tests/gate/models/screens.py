@@ -24,3 +24,8 @@ def always_a(messages, tools=None, **settings):
 def mumbles(messages, tools=None, **settings):
     """Never gives a readable choice."""
     return "It depends on the mesh, I would need to run the code."
+
+
+def unavailable(messages, tools=None, **settings):
+    """Every call fails, as an API outage or a wrong key does."""
+    raise RuntimeError("HTTP 503: service unavailable")

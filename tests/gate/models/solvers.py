@@ -30,3 +30,7 @@ def reads_workspace(messages, tools=None, **settings):
 
 def never_submits(messages, tools=None, **settings):
     return "I give up."
+
+
+def raises(messages, tools=None, **settings):
+    raise RuntimeError("the provider is down")
