@@ -450,7 +450,11 @@ async def rescreen(
             t0 = time.perf_counter()
             cand = candidate_from_record(rec)
             # Verification carries over from the generation run that recorded it.
-            status, reason, detail = await screen_and_solve(ctx, cand, {"family": rec.family})
+            try:
+                status, reason, detail = await screen_and_solve(ctx, cand, {"family": rec.family})
+            except Exception as exc:  # one candidate's failure is its outcome, not the run's
+                store.add_event(run_id, "round-error", {"round": i, "error": repr(exc)})
+                status, reason, detail = "error", f"{type(exc).__name__}: {exc}", {}
             if rec.duplicate_of:
                 detail["duplicate_of"] = rec.duplicate_of
             store.add_attempt(
