@@ -21,6 +21,7 @@ from scigate import __version__
 from scigate.errors import BadInput
 from scigate.gate._audit import audit, latest_results, screens_in_order
 from scigate.gate._candidate import LETTERS
+from scigate.gate._files import write_text_atomic
 
 
 class ReleaseFiles(BaseModel):
@@ -169,7 +170,7 @@ def _conditions(gate: str, cfg: dict[str, Any], detail: dict[str, Any]) -> dict[
 def export_jsonl(store: Any, out: Path, *, include_duplicates: bool = False) -> int:
     """Write accepted items with their full records to `out` (JSONL); returns the count."""
     records = accepted_records(store, include_duplicates=include_duplicates)
-    _atomic_write(
+    write_text_atomic(
         out, "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
     )
     return len(records)
@@ -207,12 +208,12 @@ def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     jsonl = out_dir / "pool.jsonl"
-    _atomic_write(jsonl, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pool))
+    write_text_atomic(jsonl, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pool))
     parquet = _write_parquet(pool, out_dir / "pool.parquet")
     datasheet = out_dir / "DATASHEET.md"
-    _atomic_write(datasheet, _datasheet(store, records, seed))
+    write_text_atomic(datasheet, _datasheet(store, records, seed))
     task = out_dir / "toolgate_task.py"
-    _atomic_write(task, INSPECT_TASK)
+    write_text_atomic(task, INSPECT_TASK)
     return ReleaseFiles(
         jsonl=jsonl,
         parquet=parquet,
@@ -344,16 +345,3 @@ def toolgate() -> Task:
         scorer=choice(),
     )
 '''
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    if path.is_dir():
-        raise BadInput(f"cannot write {path}: it is a directory")
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise BadInput(f"cannot write {path}: {e.strerror or e}") from None

@@ -17,6 +17,7 @@ from scigate import __version__
 from scigate.errors import BadInput
 from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
+from scigate.gate._files import write_text_atomic
 from scigate.store import CandidateRecord
 
 #: Screen replies are cut to this many characters in the report (the database keeps them whole).
@@ -63,14 +64,9 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
             "runs": runs,
         }
         summary_path = out_dir / "summary.json"
-        tmp = summary_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(summary, indent=2, default=str))
-        tmp.replace(summary_path)
-        html = render_html(result, items, runs, summary)
+        write_text_atomic(summary_path, json.dumps(summary, indent=2, default=str))
         html_path = out_dir / "report.html"
-        tmp = html_path.with_suffix(".html.tmp")
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(html_path)
+        write_text_atomic(html_path, render_html(result, items, runs, summary))
     return ReportFiles(html=html_path, summary=summary_path)
 
 
