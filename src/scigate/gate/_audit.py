@@ -209,6 +209,36 @@ def latest_results(store: Any, rows: list[dict[str, Any]] | None = None) -> Late
     return out
 
 
+def _solved(latest: Latest, cid: str) -> bool:
+    return any(k[0] == "solve" and g["outcome"] == "pass" for k, g in latest.get(cid, {}).items())
+
+
+def surviving_candidates(
+    latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+) -> list[str]:
+    """Candidates that passed verification and every screen, and the tool gate when one
+    ran on this database; oldest first, exact duplicates included."""
+    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    return [
+        c
+        for c in sorted(cands, key=lambda i: (cands[i].created_at, i))
+        if _outcome(latest, c, "verify", "") == "pass"
+        and all(_outcome(latest, c, "screen", s) == "pass" for s in screens)
+        and (not any_solve or _solved(latest, c))
+    ]
+
+
+def dedupe_by_question(ids: list[str], cands: dict[str, CandidateRecord]) -> list[str]:
+    """The first of each exact-duplicate question (normalized), in the given order."""
+    seen: set[str] = set()
+    pool = []
+    for c in ids:
+        if cands[c].question_key not in seen:
+            seen.add(cands[c].question_key)
+            pool.append(c)
+    return pool
+
+
 def _outcome(latest: Latest, cid: str, gate: str, screen: str) -> str | None:
     g = latest.get(cid, {}).get((gate, screen))
     return None if g is None else g["outcome"]
@@ -390,20 +420,10 @@ def db_funnel(
     for s in screens:
         alive = [c for c in alive if _outcome(latest, c, "screen", s) == "pass"]
         per_screen[s] = len(alive)
-    solved = [
-        c
-        for c in alive
-        if any(k[0] == "solve" and g["outcome"] == "pass" for k, g in latest.get(c, {}).items())
-    ]
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    solved = [c for c in alive if _solved(latest, c)]
     final = solved if any_solve else alive
-    seen: set[str] = set()
-    pool = []
-    for c in final:
-        key = cands[c].question_key
-        if key not in seen:
-            seen.add(key)
-            pool.append(c)
+    pool = dedupe_by_question(final, cands)
     counts = store.query(
         "SELECT COUNT(*) AS n, SUM(status = 'generator-failed') AS failed FROM attempts"
     )[0]

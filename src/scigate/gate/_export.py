@@ -19,7 +19,13 @@ from pydantic import BaseModel
 
 from scigate import __version__
 from scigate.errors import BadInput
-from scigate.gate._audit import audit, latest_results, screens_in_order
+from scigate.gate._audit import (
+    audit,
+    dedupe_by_question,
+    latest_results,
+    screens_in_order,
+    surviving_candidates,
+)
 from scigate.gate._candidate import LETTERS
 from scigate.gate._files import write_text_atomic
 
@@ -46,22 +52,12 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
     latest = latest_results(store)
     screens = screens_in_order(store)
     runs = {r["id"]: r for r in store.runs()}
+    cands = {c.id: c for c in store.candidates()}
+    ids = surviving_candidates(latest, screens, cands)
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    accepted = []
-    seen: set[str] = set()
-    for c in sorted(store.candidates(), key=lambda c: (c.created_at, c.id)):
-        per = latest.get(c.id, {})
-        if per.get(("verify", ""), {}).get("outcome") != "pass":
-            continue
-        if any(per.get(("screen", s), {}).get("outcome") != "pass" for s in screens):
-            continue
-        solves = [g for k, g in per.items() if k[0] == "solve"]
-        if any_solve and not any(g["outcome"] == "pass" for g in solves):
-            continue
-        if c.question_key in seen and not include_duplicates:
-            continue
-        seen.add(c.question_key)
-        accepted.append(c)
+    if not include_duplicates:
+        ids = dedupe_by_question(ids, cands)
+    accepted = [cands[c] for c in ids]
     wanted = {c.id for c in accepted}
     results: dict[str, list[dict[str, Any]]] = {}
     for g in store.query("SELECT * FROM gate_results ORDER BY id"):
