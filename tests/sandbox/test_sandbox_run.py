@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import marked_pids, wait_gone
 from scigate.errors import BadInput
 from scigate.sandbox import (
     Limits,
@@ -24,7 +25,7 @@ from scigate.sandbox import (
     run,
     run_python,
 )
-from scigate.sandbox._isolation import bwrap_status
+from scigate.sandbox._isolation import WORKSPACE, bwrap_status
 
 BWRAP_WORKS = bwrap_status()[0] is not None
 
@@ -66,32 +67,35 @@ def _gone(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("network", [False, True], ids=["bwrap-if-available", "no-bwrap"])
-def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool) -> None:
+def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool, mark) -> None:
+    token, env = mark
     start = time.monotonic()
-    result = run_python(TREE, workspace=ws, limits=Limits(wall_seconds=2, network=network))
+    result = run_python(TREE, workspace=ws, limits=Limits(wall_seconds=2, network=network), env=env)
     elapsed = time.monotonic() - start
     pids = _pids(result.stdout)
     assert len(set(pids)) == 4
     assert result.timed_out and not result.ok
     assert elapsed < 2 + 2
-    assert all(_gone(pid) for pid in pids), [p for p in pids if not _gone(p)]
+    assert wait_gone(token) == []
     assert result.reason == "timed out after 2 s; killed 4 processes"
 
 
-def test_descendants_left_behind_after_normal_exit_are_killed(ws: Path) -> None:
+def test_descendants_left_behind_after_normal_exit_are_killed(ws: Path, mark) -> None:
+    token, env = mark
     code = (
         "import subprocess; print(subprocess.Popen(['sleep', '1000'], start_new_session=True).pid)"
     )
-    result = run_python(code, workspace=ws)
+    result = run_python(code, workspace=ws, env=env)
     assert result.ok, result.reason
-    assert _gone(int(result.stdout))
+    assert wait_gone(token) == []
 
 
-def test_caller_death_kills_the_tree(ws: Path, tmp_path: Path) -> None:
+def test_caller_death_kills_the_tree(ws: Path, tmp_path: Path, mark) -> None:
+    token, _ = mark
     caller = tmp_path / "caller.py"
     caller.write_text(
         "import sys\nfrom pathlib import Path\nfrom scigate.sandbox import run\n"
-        "run(['sleep', '1000'], workspace=Path(sys.argv[1]))\n"
+        f"run(['sleep', '1000'], workspace=Path(sys.argv[1]), env={{'SCIGATE_TEST_RUN': {token!r}}})\n"
     )
     proc = subprocess.Popen([sys.executable, str(caller), str(ws)])
     try:
@@ -106,7 +110,7 @@ def test_caller_death_kills_the_tree(ws: Path, tmp_path: Path) -> None:
                         continue
                     if cmdline == b"sleep\x001000\x00":
                         environ = Path(f"/proc/{name}/environ").read_bytes()
-                        if str(ws).encode() in environ:
+                        if token.encode() in environ:
                             sleeper = int(name)
             time.sleep(0.05)
         assert sleeper is not None
@@ -139,7 +143,8 @@ def test_environment_scrubbed_and_home_in_workspace(
         assert secret not in result.stdout
     for name in ("OPENAI_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "DATABASE_URL"):
         assert name not in seen
-    assert Path(seen["HOME"]).is_relative_to(ws.resolve())
+    inside = Path(WORKSPACE) if result.isolated else ws.resolve()
+    assert Path(seen["HOME"]).is_relative_to(inside)
     assert seen["LANG"] == "C.UTF-8" and seen["TOKENIZERS_PARALLELISM"] == "false"
     assert seen["MY_SETTING"] == "1"
     venv_bin = str(Path(sys.executable).parent)
@@ -281,7 +286,8 @@ def test_protections_report() -> None:
     assert "RLIMIT_NPROC" in report["process count"]
 
 
-async def test_arun_does_not_block_and_cancel_kills_tree(ws: Path) -> None:
+async def test_arun_does_not_block_and_cancel_kills_tree(ws: Path, mark) -> None:
+    token, env = mark
     ticks = 0
 
     async def ticker() -> None:
@@ -295,14 +301,15 @@ async def test_arun_does_not_block_and_cancel_kills_tree(ws: Path) -> None:
     assert result.ok and result.stdout == "done\n"
     assert ticks >= 10  # the loop kept running during the 0.5 s sleep
     pidfile = ws / "pid"
-    job = asyncio.create_task(arun(f"sleep 1000 & echo $! > {pidfile}; wait", workspace=ws))
+    job = asyncio.create_task(arun("sleep 1000 & echo $! > pid; wait", workspace=ws, env=env))
     while not pidfile.exists() or not pidfile.read_text().strip():
         await asyncio.sleep(0.02)
+    assert marked_pids(token)  # the marker finds the running tree
     job.cancel()
     with pytest.raises(asyncio.CancelledError):
         await job
     tick_task.cancel()
-    assert _gone(int(pidfile.read_text()))
+    assert wait_gone(token) == []
 
 
 def test_bad_input(ws: Path, tmp_path: Path) -> None:

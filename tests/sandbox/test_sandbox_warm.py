@@ -15,49 +15,64 @@ from pathlib import Path
 import pytest
 from test_sandbox_run import BWRAP_WORKS, DOLFINX_SCRIPT, TREE, _gone, _netns, _pids
 
+from conftest import marked_pids, wait_gone
 from scigate.sandbox import (
     Limits,
     arun_python,
+    default_cache_dir,
     fresh_workspace,
     protections,
     run_python,
     stop_warm_servers,
     warm_status,
 )
+from scigate.sandbox._isolation import WORKSPACE
 
 # A cheap preload keeps these tests fast; what matters is that the run is forked.
 LIGHT = ("json",)
 DOLFINX = ("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix")
 
 
-def _pool(preload: tuple[str, ...], isolated: bool = BWRAP_WORKS) -> dict:
+def _pool(
+    preload: tuple[str, ...], isolated: bool = BWRAP_WORKS, cache: Path | None = None
+) -> dict:
+    """This test's pool: each test has its own cache dir, and pools are keyed by it."""
+    cache = str((cache or default_cache_dir()).resolve())
     return next(
         p
         for p in warm_status()
-        if tuple(p["preload"]) == preload and p["network_isolated"] == isolated
+        if tuple(p["preload"]) == preload
+        and p["network_isolated"] == isolated
+        and p["cache_dir"] == cache
     )
 
 
 def _server_pid_of_run(ws: Path, preload: tuple[str, ...] = LIGHT) -> int:
+    """The host pid of the server that serves runs here (bwrap's, under isolation): each
+    test has its own cache dir, hence its own pool, so sequential runs share one server."""
     result = run_python("import os; print(os.getppid())", workspace=ws, preload=preload)
     assert result.ok, result.reason
-    return int(result.stdout)
+    servers = _pool(preload)["servers"]
+    assert len(servers) == 1, servers
+    return servers[0]
 
 
 @pytest.mark.parametrize("network", [False, True], ids=["bwrap-if-available", "no-bwrap"])
-def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool) -> None:
+def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool, mark) -> None:
+    token, env = mark
     start = time.monotonic()
     limits = Limits(wall_seconds=2, network=network)
-    result = run_python(TREE, workspace=ws, limits=limits, preload=LIGHT)
+    result = run_python(TREE, workspace=ws, limits=limits, preload=LIGHT, env=env)
     elapsed = time.monotonic() - start
     pids = _pids(result.stdout)
     assert len(set(pids)) == 4
     assert result.timed_out and not result.ok
     assert elapsed < 2 + 2
-    assert all(_gone(pid) for pid in pids), [p for p in pids if not _gone(p)]
+    assert wait_gone(token) == []
     assert result.reason == "timed out after 2 s; killed 4 processes"
     # the run was forked from the server, which is still there for the next run
     assert not _gone(_pool(LIGHT, isolated=BWRAP_WORKS and not network)["servers"][0])
+    assert result.isolated == BWRAP_WORKS
 
 
 def test_environment_scrubbed_and_home_in_workspace(
@@ -82,10 +97,11 @@ def test_environment_scrubbed_and_home_in_workspace(
     for secret in ("sk-test", "ghp-test", "hunter2"):
         assert secret not in result.stdout
     assert "OPENAI_API_KEY" not in seen and "DATABASE_URL" not in seen
-    assert Path(seen["HOME"]).is_relative_to(ws.resolve())
+    inside = WORKSPACE if result.isolated else str(ws.resolve())
+    assert Path(seen["HOME"]).is_relative_to(inside)
     assert seen["child_home"] == seen["HOME"]  # the C-level environment was replaced too
     assert seen["LANG"] == "C.UTF-8" and seen["MY_SETTING"] == "1"
-    assert seen["path0"] == str(ws.resolve())
+    assert seen["path0"] == inside
     assert seen["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
     # a server started while the secrets are set does not hold them either
     server_env = "print(open(f'/proc/{__import__(\"os\").getppid()}/environ').read())"
@@ -217,25 +233,27 @@ async def test_concurrent_runs_return_their_own_output(tmp_path: Path) -> None:
     )
     for ws, result in zip(spaces, results, strict=True):
         assert result.ok, result.reason
-        assert result.stdout.strip() == result.stderr.strip() == str(ws.resolve())
+        inside = WORKSPACE if result.isolated else str(ws.resolve())
+        assert result.stdout.strip() == result.stderr.strip() == inside
+        assert (ws / ".home").is_dir()  # each workspace is back where its caller had it
     assert len(_pool(LIGHT)["servers"]) <= (os.cpu_count() or 1)
 
 
-async def test_cancel_kills_the_tree_and_keeps_the_server(ws: Path) -> None:
+async def test_cancel_kills_the_tree_and_keeps_the_server(ws: Path, mark) -> None:
+    token, env = mark
     server = _server_pid_of_run(ws)
-    pidfile = ws / "pid"
     code = (
         "import subprocess\n"
-        f"p = subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
-        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\np.wait()"
+        "p = subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
+        "open('pid', 'w').write(str(p.pid))\np.wait()"
     )
-    job = asyncio.create_task(arun_python(code, workspace=ws, preload=LIGHT))
-    while not pidfile.exists() or not pidfile.read_text().strip():
+    job = asyncio.create_task(arun_python(code, workspace=ws, preload=LIGHT, env=env))
+    while not marked_pids(token):
         await asyncio.sleep(0.02)
     job.cancel()
     with pytest.raises(asyncio.CancelledError):
         await job
-    assert _gone(int(pidfile.read_text()))
+    assert wait_gone(token) == []
     assert _server_pid_of_run(ws) == server
 
 
@@ -262,11 +280,12 @@ def test_failed_preload_falls_back_to_cold_and_says_why(ws: Path) -> None:
     assert "1 cold fallbacks: import no_such_module_for_scigate_tests failed" in note
 
 
+MID_RUN_TOKEN = "mid-run-" + os.urandom(6).hex()
 MID_RUN = (
     "run_python('import subprocess, time\\n'"
     '           \'p = subprocess.Popen(["sleep", "1000"], start_new_session=True)\\n\''
-    '           \'open("pid", "w").write(str(p.pid))\\n\''
-    "           'time.sleep(1000)', workspace=Path(sys.argv[1]), preload=('json',))"
+    "           'time.sleep(1000)', workspace=Path(sys.argv[1]), preload=('json',),"
+    f"           env={{'SCIGATE_TEST_RUN': {MID_RUN_TOKEN!r}}})"
 )
 
 
@@ -277,29 +296,31 @@ def test_no_server_outlives_its_caller(ws: Path, tmp_path: Path, ending: str) ->
     caller = tmp_path / "caller.py"
     caller.write_text(
         "import sys, time\nfrom pathlib import Path\nfrom scigate.sandbox import run_python\n"
+        "from scigate.sandbox import warm_status\n"
         "r = run_python('import os; print(os.getppid())', workspace=Path(sys.argv[1]),"
         " preload=('json',))\n"
-        f"print(r.stdout.strip(), flush=True)\n{ending}\n"
+        "print(warm_status()[0]['servers'][0], flush=True)\n"
+        f"{ending}\n"
     )
     proc = subprocess.Popen(
         [sys.executable, str(caller), str(ws)], stdout=subprocess.PIPE, text=True
     )
     server = int(proc.stdout.readline())
     assert not _gone(server)
-    sleeper = None
+    token = None
     if ending == MID_RUN:
-        pidfile = ws / "pid"
+        token = MID_RUN_TOKEN
         deadline = time.monotonic() + 10
-        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        while not marked_pids(token) and time.monotonic() < deadline:
             time.sleep(0.02)
-        sleeper = int(pidfile.read_text())
+        assert marked_pids(token)
     if ending != "pass":
         proc.kill()
     proc.wait(timeout=20)
     proc.stdout.close()
     deadline = time.monotonic() + 5
-    while not (_gone(server) and (sleeper is None or _gone(sleeper))):
-        assert time.monotonic() < deadline, (server, sleeper)
+    while not (_gone(server) and (token is None or not marked_pids(token))):
+        assert time.monotonic() < deadline, (server, token)
         time.sleep(0.05)
 
 
@@ -338,7 +359,8 @@ def test_dolfinx_warm_run_equals_cold_run(tmp_path: Path) -> None:
         assert result.ok, result.stderr
         assert result.stdout == cold.stdout  # value and the run's own FFCx cache dir
     assert cold.stdout.splitlines()[0] == str((cache / "fenics").resolve())
-    assert len(_pool(DOLFINX)["servers"]) == 1
+    assert cold.isolated == BWRAP_WORKS and all(r.isolated == BWRAP_WORKS for r in warm)
+    assert len(_pool(DOLFINX, cache=cache)["servers"]) == 1
 
 
 def test_a_run_that_closes_its_streams_still_runs_to_the_end(ws: Path) -> None:

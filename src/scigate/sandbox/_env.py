@@ -45,7 +45,12 @@ def default_cache_dir() -> Path:
 
 
 def sandbox_env(
-    base: Mapping[str, str], *, workspace: Path, cache_dir: Path, extra: Mapping[str, str] | None
+    base: Mapping[str, str],
+    *,
+    workspace: Path,
+    cache_dir: Path,
+    extra: Mapping[str, str] | None,
+    inside: str | None = None,
 ) -> dict[str, str]:
     """The full environment of a sandboxed command.
 
@@ -53,10 +58,11 @@ def sandbox_env(
     DOLFINx puts its FFCx JIT cache (`$XDG_CACHE_HOME/fenics`, see dolfinx/jit.py), so
     forms compiled by one run are found by the next. The interpreter's bin directory
     (the venv's) goes first on PATH so `python` has DOLFINx. `extra` is added last and
-    is not scrubbed: the caller chose it.
+    is not scrubbed: the caller chose it. `inside` is the workspace's path as the run
+    sees it (under isolation), where HOME is put instead.
     """
     env = scrub_env(base)
-    home = workspace / ".home"
+    home = Path(inside or workspace) / ".home"
     bin_dir = str(Path(sys.executable).parent)
     path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and p != bin_dir]
     env.update(
@@ -67,6 +73,8 @@ def sandbox_env(
         PATH=os.pathsep.join([bin_dir, *path]),
         PYTHONUNBUFFERED="1",
     )
+    if inside is not None:
+        env["TMPDIR"] = "/tmp"
     for name in ("VIRTUAL_ENV", "PWD", "OLDPWD"):
         env.pop(name, None)
     if sys.prefix != sys.base_prefix:

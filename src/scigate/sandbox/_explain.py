@@ -82,6 +82,8 @@ def reason(
     sig: int | None,
     stderr_tail: str,
     memory_suspect: bool = False,
+    disk_limit: bool = False,
+    workspace_bytes: int | None = None,
 ) -> str:
     """One sentence saying why the run ended."""
     killed_note = f"; killed {killed} process{'es' if killed != 1 else ''}" if killed else ""
@@ -95,6 +97,8 @@ def reason(
         return f"the sandbox lost the run: {lost}"
     if proc_limit:
         return f"exceeded the limit of {max_processes} processes{killed_note}"
+    if disk_limit or sig == signals.SIGXFSZ:
+        return f"exceeded the workspace limit of {size(workspace_bytes or 0)}{killed_note}"
     if memory_hit:
         return f"ran out of memory (limit {size(memory_limit or 0)})"
     if cpu_hit:

@@ -1,36 +1,290 @@
-"""Which protections work on this machine: bubblewrap network isolation, subreaper."""
+"""Isolation by construction: the bubblewrap command line that builds a run's world.
+
+Under bubblewrap a run gets new user, PID, IPC, UTS and (unless the run needs it)
+network namespaces, the unprivileged uid/gid 65534 inside, and a root file system that
+holds only read-only binds of what the interpreter and the domain's software need
+(`/usr` and its usr-merge links, the Python installation and virtualenv, a few files of
+`/etc`, a synthetic passwd/group), the workspace read-write at `/sandbox/workspace`,
+the shared FFCx cache read-write, size-limited private `/tmp` and `/dev/shm`, a `/proc`
+of the run's own PID namespace and a minimal `/dev`. Host sockets, home directories,
+the caller's files, its environment (through `/proc`) and the scigate package itself
+(which ships seed answers) are simply not there. The PID namespace dies with its init,
+so nothing outlives a run even if the run kills its supervisor; `--die-with-parent`
+ends it when the caller dies.
+
+Where bubblewrap is missing or cannot create namespaces, runs are refused unless the
+caller allows unisolated runs (`--allow-unisolated`, `SCIGATE_ALLOW_UNISOLATED=1` or
+`allow_unisolated(True)`); every result records which isolation it ran under.
+"""
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
+from scigate.errors import BadInput
 from scigate.sandbox._models import Limits
 
 PR_GET_CHILD_SUBREAPER = 37
 POLL_NOTE = "supervisor counts descendants every 0.02-0.2 s and kills the whole tree"
+SANDBOX_ROOT = "/sandbox"
+WORKSPACE = "/sandbox/workspace"
+SANDBOX_UID = 65534
+ISOLATED_NOTE = (
+    "bwrap: user (uid 65534), pid, ipc, uts{net} namespaces; read-only system binds; "
+    "workspace, cache, private /tmp only writable"
+)
+# top-level system paths bound read-only (or re-created as the same symlink)
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+# the few /etc entries programs need: loader, certificates, name resolution, time zone
+_ETC = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki",
+    "resolv.conf",
+    "hosts",
+    "host.conf",
+    "nsswitch.conf",
+    "gai.conf",
+    "protocols",
+    "services",
+    "localtime",
+    "timezone",
+    "mime.types",
+    "os-release",
+    "debian_version",
+    "java-17-openjdk",
+    "fonts",
+    "mpich",
+    "openmpi",
+)
+_ALLOW_ENV = "SCIGATE_ALLOW_UNISOLATED"
+_allow_unisolated: bool | None = None
+
+
+class IsolationUnavailable(BadInput):
+    """Untrusted code would run without isolation and that was not allowed."""
+
+
+def allow_unisolated(allowed: bool = True) -> None:
+    """Let this process run untrusted code without bubblewrap (the `--allow-unisolated` flag)."""
+    global _allow_unisolated
+    _allow_unisolated = allowed
+
+
+def unisolated_allowed() -> bool:
+    """True when runs may go ahead without isolation (flag or `SCIGATE_ALLOW_UNISOLATED=1`)."""
+    if _allow_unisolated is not None:
+        return _allow_unisolated
+    return os.environ.get(_ALLOW_ENV, "").strip().lower() in {"1", "true", "yes"}
+
+
+def _namespace_flags(network: bool) -> list[str]:
+    flags = [
+        "--unshare-user",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--hostname",
+        "sandbox",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+    ]
+    return flags if network else [*flags, "--unshare-net"]
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for path in _SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return args
 
 
 @functools.cache
 def bwrap_status() -> tuple[list[str] | None, str]:
-    """The bwrap command prefix that cuts the network, or None and why it cannot."""
+    """(["bwrap"], note) when full isolation works here, else (None, why not)."""
     exe = shutil.which("bwrap")
     if exe is None:
         return None, "bwrap not installed (apt-get install bubblewrap)"
-    prefix = [exe, "--dev-bind", "/", "/", "--unshare-net", "--"]
+    probe_cmd = [
+        exe,
+        *_namespace_flags(network=False),
+        *_system_binds(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        "--",
+        "/bin/sh",
+        "-c",
+        "test -d /proc/self",
+    ]
     try:
-        probe = subprocess.run(
-            [*prefix, "/bin/true"], capture_output=True, text=True, timeout=20, check=False
-        )
+        probe = subprocess.run(probe_cmd, capture_output=True, text=True, timeout=20, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"bwrap does not run here: {exc}"
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["no message"])[-1]
-        return None, f"bwrap cannot create a network namespace here: {last}"
-    return prefix, f"{exe} --unshare-net"
+        return None, f"bwrap cannot create the sandbox's namespaces here: {last}"
+    return [exe], f"{exe} with user, pid, ipc, uts and network namespaces"
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+@functools.cache
+def _python_binds() -> tuple[str, ...]:
+    """Read-only binds of the interpreter, its installation, the venv and sys.path, with
+    the scigate package masked except its sandbox directory (the supervisor's code)."""
+    package = Path(__file__).resolve().parent.parent
+    sandbox_dir = package / "sandbox"
+    candidates = [
+        Path(sys.base_prefix),
+        Path(sys.prefix),
+        Path(os.path.realpath(sys.executable)).parent.parent,
+        *(Path(p) for p in sys.path if p),
+    ]
+    roots: list[Path] = [Path(p) for p in _SYSTEM]
+    binds: list[str] = []
+    for path in candidates:
+        path = path.resolve() if path.exists() else path
+        if not path.is_dir() or _under(path, roots):
+            continue
+        if (path / "scigate").resolve() == package and not _under(package, roots):
+            continue  # the editable source tree: only its sandbox directory goes in
+        roots.append(path)
+        binds += ["--ro-bind", str(path), str(path)]
+    # the venv's own path as the user sees it (it may be a symlink to the resolved one)
+    for raw in (sys.prefix, os.path.dirname(os.path.dirname(sys.executable))):
+        if os.path.realpath(raw) != raw and not _under(Path(raw), [Path(p) for p in _SYSTEM]):
+            binds += ["--ro-bind", os.path.realpath(raw), raw]
+    if _under(package, roots):
+        binds += ["--tmpfs", str(package)]
+    binds += ["--ro-bind", str(sandbox_dir), str(sandbox_dir)]
+    return tuple(binds)
+
+
+_etc_dir: Path | None = None
+
+
+def _synthetic_etc() -> Path:
+    """A private directory with passwd/group naming only the sandbox user (made once)."""
+    global _etc_dir
+    if _etc_dir is None or not _etc_dir.is_dir():
+        path = Path(tempfile.mkdtemp(prefix=f"scigate-etc-{os.getpid()}-"))
+        uid = SANDBOX_UID
+        (path / "passwd").write_text(
+            f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+            f"sandbox:x:{uid}:{uid}:sandbox:{WORKSPACE}/.home:/bin/sh\n"
+        )
+        (path / "group").write_text(f"root:x:0:\nsandbox:x:{uid}:\n")
+        for name in ("passwd", "group"):
+            (path / name).chmod(0o644)
+        path.chmod(0o755)
+        atexit.register(shutil.rmtree, path, ignore_errors=True)
+        _etc_dir = path
+    return _etc_dir
+
+
+def _etc_binds() -> list[str]:
+    etc = _synthetic_etc()
+    args: list[str] = []
+    for name in _ETC:
+        if os.path.lexists(f"/etc/{name}"):
+            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    args += ["--ro-bind", str(etc / "passwd"), "/etc/passwd"]
+    return [*args, "--ro-bind", str(etc / "group"), "/etc/group"]
+
+
+def bwrap_prefix(
+    limits: Limits,
+    *,
+    cache_dir: Path,
+    workspace: Path | None = None,
+    area: Path | None = None,
+    chdir: str = WORKSPACE,
+) -> list[str] | None:
+    """The bwrap argv prefix of one run (cold: `workspace` at /sandbox/workspace) or one
+    warm server (`area` at /sandbox, where each run's workspace is moved in turn).
+
+    None when isolation is unavailable and unisolated runs are allowed; raises
+    `IsolationUnavailable` when it is unavailable and not allowed.
+    """
+    base, why = bwrap_status()
+    if base is None:
+        if unisolated_allowed():
+            return None
+        raise IsolationUnavailable(
+            f"refusing to run untrusted code without isolation: {why}; install bubblewrap "
+            f"or pass --allow-unisolated (or set {_ALLOW_ENV}=1) to run it unisolated"
+        )
+    tmp = str(limits.tmp_bytes)
+    args = [
+        *base,
+        *_namespace_flags(network=limits.network),
+        *_system_binds(),
+        *_python_binds(),
+        *_etc_binds(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        # hardware topology for MPI/UCX and BLAS (no credentials live in sysfs)
+        "--ro-bind-try",
+        "/sys",
+        "/sys",
+        "--size",
+        tmp,
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        tmp,
+        "--tmpfs",
+        "/dev/shm",
+        "--symlink",
+        "/tmp",
+        "/var/tmp",
+        "--tmpfs",
+        "/run",
+        "--bind",
+        str(cache_dir),
+        str(cache_dir),
+    ]
+    if area is not None:
+        args += ["--bind", str(area), SANDBOX_ROOT]
+    elif workspace is not None:
+        args += ["--bind", str(workspace), WORKSPACE]
+    return [*args, "--chdir", chdir, "--"]
+
+
+def isolation_note(prefix: list[str] | None, network: bool) -> str:
+    """What a result records about the isolation it ran under."""
+    if prefix is None:
+        return f"none: {bwrap_status()[1]} (unisolated runs were allowed)"
+    return ISOLATED_NOTE.format(net="" if network else ", net")
 
 
 @functools.cache
@@ -55,7 +309,14 @@ def protections() -> dict[str, str]:
     nproc_note = (
         "RLIMIT_NPROC is not enforced for root" if root else "RLIMIT_NPROC counts all user threads"
     )
+    if prefix:
+        isolation = f"active ({bwrap_note}; read-only system, private /tmp, no host files)"
+    elif unisolated_allowed():
+        isolation = f"unavailable: {bwrap_note}; runs go ahead UNISOLATED (allowed)"
+    else:
+        isolation = f"unavailable: {bwrap_note}; untrusted runs are refused (--allow-unisolated)"
     return {
+        "isolation (bwrap)": isolation,
         "process group": "active (own process group, killed whole on timeout)",
         "subreaper": (
             "active (supervisor is PR_SET_CHILD_SUBREAPER; setsid descendants are reaped)"
@@ -68,7 +329,12 @@ def protections() -> dict[str, str]:
         "rlimit_cpu": "active (when Limits.cpu_seconds is set)",
         "process count": f"active ({POLL_NOTE}; {nproc_note}, so it is not used)",
         "output cap": f"active ({defaults.output_bytes} bytes per stream)",
+        "workspace size": (
+            f"active (default {defaults.workspace_bytes >> 20} MiB: RLIMIT_FSIZE per file, "
+            f"usage checked every poll; private /tmp {defaults.tmp_bytes >> 20} MiB)"
+        ),
         "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
+        "secret redaction": "active (caller's credential values removed from captured output)",
         "network (bwrap)": f"active ({bwrap_note})" if prefix else f"unavailable: {bwrap_note}",
         "warm pool": warm_pool_note(),
     }

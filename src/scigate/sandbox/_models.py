@@ -10,6 +10,14 @@ memory (VmPeak measured with DOLFINx 0.11) and MPI/BLAS threads reserve more, so
 limit leaves room for real problems while still stopping a runaway allocation."""
 
 
+DEFAULT_WORKSPACE_BYTES = 1 << 30
+"""1 GiB per workspace: a FEniCSx item writes kilobytes to megabytes (meshes, XDMF
+output); a runaway writer is stopped long before it fills the disk."""
+
+DEFAULT_TMP_BYTES = 256 << 20
+"""256 MiB of memory-backed private /tmp (and /dev/shm, which MPI uses)."""
+
+
 class Limits(BaseModel):
     """Resource limits for one sandboxed run."""
 
@@ -18,6 +26,11 @@ class Limits(BaseModel):
     memory_bytes: int | None = Field(DEFAULT_MEMORY_BYTES, gt=0)
     max_processes: int | None = Field(256, gt=0)
     output_bytes: int = Field(1 << 20, gt=0)
+    #: bytes the run may keep in its workspace (and the largest file it may write)
+    workspace_bytes: int = Field(DEFAULT_WORKSPACE_BYTES, gt=0)
+    #: size of the run's private /tmp and /dev/shm (memory-backed) under isolation
+    tmp_bytes: int = Field(DEFAULT_TMP_BYTES, gt=0)
+    #: network access; the run is isolated in every other way all the same
     network: bool = False
 
 
@@ -37,6 +50,14 @@ class SandboxResult(BaseModel):
     memory_exceeded: bool
     network_isolated: bool
     reason: str
+    #: the isolation the run had: "bwrap: ..." or "none: why"
+    isolation: str = "none"
+    workspace_exceeded: bool = False
+
+    @property
+    def isolated(self) -> bool:
+        """True when the run was isolated by bubblewrap (namespaces, read-only system)."""
+        return self.isolation.startswith("bwrap")
 
     @property
     def ok(self) -> bool:

@@ -11,7 +11,6 @@ import selectors
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,8 +21,9 @@ from scigate.errors import BadInput
 from scigate.sandbox import _explain
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
-from scigate.sandbox._isolation import bwrap_status
+from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
 from scigate.sandbox._models import Limits, SandboxResult
+from scigate.sandbox._redact import redact
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 GRACE_SECONDS = 10.0  # the supervisor enforces the wall clock; this is the caller's backstop
@@ -191,9 +191,19 @@ def _read_result(fd: int) -> dict:
 
 
 def prepare(
-    workspace: Path, limits: Limits | None, env: Mapping[str, str] | None, cache_dir: Path | None
+    workspace: Path,
+    limits: Limits | None,
+    env: Mapping[str, str] | None,
+    cache_dir: Path | None,
+    *,
+    warm: bool = False,
 ) -> tuple[Path, Limits, dict[str, str], list[str] | None]:
-    """Check and set up a run: (workspace, limits, environment, isolation prefix or None)."""
+    """Check and set up a run: (workspace, limits, environment, isolation prefix or None).
+
+    Under isolation the environment names the workspace as the run sees it
+    (`/sandbox/workspace`); with `warm` the prefix is not built (the server has its own).
+    Raises `IsolationUnavailable` when isolation is missing and not waived.
+    """
     ws = _workspace(workspace)
     limits = limits or Limits()
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
@@ -202,9 +212,29 @@ def prepare(
         (ws / ".home").mkdir(exist_ok=True)
     except OSError as exc:
         raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
-    child_env = sandbox_env(os.environ, workspace=ws, cache_dir=cache.resolve(), extra=env)
-    prefix, _ = (None, "") if limits.network else bwrap_status()
+    cache = cache.resolve()
+    prefix = bwrap_prefix(limits, cache_dir=cache, workspace=None if warm else ws)
+    inside = WORKSPACE if prefix is not None else None
+    child_env = sandbox_env(os.environ, workspace=ws, cache_dir=cache, extra=env, inside=inside)
+    if inside is not None:
+        child_env = {k: inside_path(v, ws) for k, v in child_env.items()}
     return ws, limits, child_env, prefix
+
+
+def inside_path(text: str, workspace: Path) -> str:
+    """`text` with the workspace's host path replaced by the path the run sees."""
+    host = str(workspace)
+    if host not in text:
+        return text
+    return text.replace(host + "/", WORKSPACE + "/").replace(host, WORKSPACE)
+
+
+def _config_fd(config: dict) -> int:
+    """A memfd holding the marshal-encoded config, rewound, for the supervisor to read."""
+    fd = os.memfd_create("scigate-sandbox-config", 0)
+    os.write(fd, marshal.dumps(config))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def execute(
@@ -220,15 +250,14 @@ def execute(
     """The body of `run`; `cancel` (set from another thread) stops the run early."""
     argv = _argv(command)
     ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir)
+    isolated = prefix is not None
     config = {
-        "command": argv,
-        "cwd": str(ws),
+        "command": [inside_path(a, ws) for a in argv] if isolated else argv,
+        "cwd": WORKSPACE if isolated else str(ws),
         "limits": limits.model_dump(),
-        "caller_pid": os.getpid(),
+        "caller_pid": 0 if isolated else os.getpid(),  # not visible in the PID namespace
     }
-    fd, config_path = tempfile.mkstemp(prefix="scigate-sandbox-", suffix=".cfg")
-    with os.fdopen(fd, "wb") as f:
-        marshal.dump(config, f)  # same interpreter on both sides; the supervisor skips json
+    config_fd = _config_fd(config)  # marshal: same interpreter on both sides, no json
     result_r, result_w = os.pipe()
     started = time.monotonic()
     try:
@@ -239,7 +268,7 @@ def execute(
                 "-I",
                 "-S",
                 str(SUPERVISOR),
-                config_path,
+                str(config_fd),
                 str(result_w),
             ],
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -247,15 +276,15 @@ def execute(
             stderr=subprocess.PIPE,
             cwd=ws,
             env=child_env,
-            pass_fds=(result_w,),
+            pass_fds=(result_w, config_fd),
             start_new_session=True,
         )
     except OSError:
         os.close(result_r)
-        Path(config_path).unlink(missing_ok=True)
         raise
     finally:
         os.close(result_w)
+        os.close(config_fd)
 
     def stop(level: int) -> None:  # SIGTERM the supervisor's group (it cleans up), then KILL
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -282,7 +311,8 @@ def execute(
     finally:
         for stream in (proc.stdout, proc.stderr):
             stream.close()
-        Path(config_path).unlink(missing_ok=True)
+    if not raw and cancel is not None and cancel.is_set():
+        raw = {"cancelled": True}  # bwrap ended with its namespace before the report
     return build_result(argv, raw, out, err, limits, time.monotonic() - started, backstop, prefix)
 
 
@@ -309,7 +339,7 @@ def build_result(
         spawn_error = "the sandbox supervisor ended without reporting"
     if spawn_error:
         exit_code = 127
-    stderr = err.text()
+    stderr = redact(err.text())
     timed_out = bool(raw.get("timed_out")) or backstop
     ok = exit_code == 0 and not timed_out
     peak = raw.get("peak_rss")
@@ -336,6 +366,8 @@ def build_result(
         exit_code=exit_code,
         sig=sig,
         stderr_tail=" | ".join(tail),
+        disk_limit=bool(raw.get("disk_limit")),
+        workspace_bytes=limits.workspace_bytes,
         memory_suspect=not memory_hit
         and _explain.maybe_memory(
             ok=ok, limit=limits.memory_bytes, stderr=stderr, sig=sig, peak=peak
@@ -344,7 +376,7 @@ def build_result(
     return SandboxResult(
         command=argv,
         exit_code=exit_code,
-        stdout=out.text(),
+        stdout=redact(out.text()),
         stderr=stderr,
         stdout_truncated=out.truncated,
         stderr_truncated=err.truncated,
@@ -353,8 +385,10 @@ def build_result(
         seconds=round(float(raw.get("seconds", elapsed)), 4),
         peak_memory_bytes=peak,
         memory_exceeded=memory_hit,
-        network_isolated=prefix is not None,
+        network_isolated=prefix is not None and not limits.network,
         reason=reason,
+        isolation=isolation_note(prefix, limits.network),
+        workspace_exceeded=bool(raw.get("disk_limit")) or sig == signal.SIGXFSZ,
     )
 
 

@@ -83,6 +83,36 @@ def descendants(root: int) -> dict[int, bytes]:
     return found
 
 
+MAX_ENTRIES = 100_000
+
+
+def disk_usage(root: str, limit: int) -> int:
+    """Bytes allocated under `root` (stops counting once past `limit`); a tree of more
+    than MAX_ENTRIES entries counts as over the limit, so the walk stays cheap."""
+    total = entries = 0
+    stack = [root]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                entries += 1
+                if entries > MAX_ENTRIES:
+                    return limit + 1
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                total += st.st_blocks * 512
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+        if total > limit:
+            return total
+    return total
+
+
 def _live(procs: dict[int, bytes]) -> set[int]:
     return {pid for pid, state in procs.items() if state not in (b"Z", b"X")}
 
@@ -97,6 +127,9 @@ def enter_limits(cfg: dict) -> None:
     if limits.get("memory_bytes"):
         n = int(limits["memory_bytes"])
         resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    if limits.get("workspace_bytes"):  # no single file larger than the workspace limit
+        n = int(limits["workspace_bytes"])
+        resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
     if limits.get("cpu_seconds"):
         n = max(1, int(-(-float(limits["cpu_seconds"]) // 1)))
         resource.setrlimit(resource.RLIMIT_CPU, (n, n + 2))
@@ -221,14 +254,15 @@ class Supervisor:
             return {"spawn_error": error, "subreaper": subreaper}
         if self.on_start is not None:
             self.on_start(self.child)
-        try:
-            caller_fd = os.pidfd_open(int(cfg["caller_pid"]))
-        except OSError:
-            caller_fd = None
+        caller_fd = None
+        if cfg.get("caller_pid"):  # 0 inside a PID namespace: bwrap --die-with-parent acts
+            with contextlib.suppress(OSError):
+                caller_fd = os.pidfd_open(int(cfg["caller_pid"]))
         child_fd = os.pidfd_open(self.child)
         wall = float(limits.get("wall_seconds") or 0) or None
         max_procs = limits.get("max_processes")
-        timed_out = proc_limit = terminated = caller_gone = False
+        disk_limit = int(limits.get("workspace_bytes") or 0)
+        timed_out = proc_limit = terminated = caller_gone = disk_hit = False
         poll = FIRST_POLL
         signal.signal(signal.SIGTERM, _on_sigterm)
         try:
@@ -253,6 +287,9 @@ class Supervisor:
                 if max_procs and len(_live(descendants(self.me))) > int(max_procs):
                     proc_limit = True
                     break
+                if disk_limit and disk_usage(cfg["cwd"], disk_limit) > disk_limit:
+                    disk_hit = True
+                    break
                 poll = min(poll * 1.5, MAX_POLL)
         except Terminated:
             terminated = self.terminated = True
@@ -262,7 +299,7 @@ class Supervisor:
             if caller_fd is not None:
                 os.close(caller_fd)
         seconds = time.monotonic() - start
-        if not (timed_out or proc_limit or terminated or caller_gone):
+        if not (timed_out or proc_limit or terminated or caller_gone or disk_hit):
             self.reap(block_for_child=True)
         self.kill_all()
         self.reap(block_for_child=True)
@@ -270,6 +307,7 @@ class Supervisor:
             "status": self.status,
             "timed_out": timed_out,
             "proc_limit": proc_limit,
+            "disk_limit": disk_hit,
             "cancelled": terminated or caller_gone,
             "killed": len(self.killed),
             "seconds": seconds,
@@ -280,14 +318,13 @@ class Supervisor:
 
 
 def main() -> None:
-    """Entry point: argv[1] is a marshal-encoded config file (removed once read),
+    """Entry point: argv[1] is the descriptor of a marshal-encoded config (a memfd),
     argv[2] the result descriptor. Config keys: command, cwd, limits, caller_pid.
     The command's environment is the supervisor's own (already scrubbed)."""
     result_fd = int(sys.argv[2])
     os.set_inheritable(result_fd, False)
-    with open(sys.argv[1], "rb") as f:
+    with os.fdopen(int(sys.argv[1]), "rb") as f:
         config = marshal.load(f)
-    os.unlink(sys.argv[1])
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     try:
         result = Supervisor(config).run()

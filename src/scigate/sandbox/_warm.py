@@ -31,11 +31,21 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
+from scigate.errors import BadInput
 from scigate.sandbox._capture import BoundedCapture
-from scigate.sandbox._env import default_cache_dir, sandbox_env
+from scigate.sandbox._env import sandbox_env
+from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix
 from scigate.sandbox._models import Limits, SandboxResult
-from scigate.sandbox._runner import TERM_SECONDS, build_result, execute, prepare, pump
+from scigate.sandbox._runner import (
+    TERM_SECONDS,
+    build_result,
+    execute,
+    inside_path,
+    prepare,
+    pump,
+)
 
 SERVER = Path(__file__).with_name("_warm_server.py")
 READY_SECONDS = 180.0  # importing dolfinx on a loaded machine, first .pyc compile included
@@ -58,19 +68,29 @@ class ServerLost(Exception):
 class WarmServer:
     """The caller's handle on one server process and its socket."""
 
-    def __init__(self, python: str, preload: tuple[str, ...], prefix: list[str] | None) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="scigate-warm-"))
+    def __init__(self, python: str, preload: tuple[str, ...], key: PoolKey) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix=f"scigate-warm-{os.getpid()}-"))
+        self.area = self.dir / "area"  # /sandbox inside; each run's workspace moves in
+        self.isolated = key.isolated
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         self.runs = 0
+        cache = Path(key.cache_dir)
         env = sandbox_env(
             os.environ,
             workspace=self.dir,
-            cache_dir=default_cache_dir().expanduser().resolve(),
-            extra=SERVER_ENV,
+            cache_dir=cache,
+            extra={**SERVER_ENV, **({"SCIGATE_WARM_ISOLATED": "1"} if self.isolated else {})},
+            inside="/run" if self.isolated else None,
         )
         try:
             (self.dir / ".home").mkdir()
+            self.area.mkdir()
+            prefix = (
+                bwrap_prefix(key.limits(), cache_dir=cache, area=self.area, chdir="/")
+                if self.isolated
+                else None
+            )
             self.proc = subprocess.Popen(
                 [
                     *(prefix or []),
@@ -78,7 +98,7 @@ class WarmServer:
                     "-P",
                     str(SERVER),
                     str(theirs.fileno()),
-                    str(os.getpid()),
+                    str(0 if self.isolated else os.getpid()),
                     *preload,
                 ],
                 stdin=subprocess.DEVNULL,
@@ -89,7 +109,7 @@ class WarmServer:
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
             )
-        except OSError as exc:
+        except (OSError, BadInput) as exc:
             self.sock.close()
             shutil.rmtree(self.dir, ignore_errors=True)
             raise WarmUnavailable(f"cannot start {python}: {exc}") from exc
@@ -103,7 +123,8 @@ class WarmServer:
         if not hello.get("ready"):
             self.close()
             raise WarmUnavailable(str(hello.get("error", "the server did not start")))
-        self.pid = int(hello["pid"])
+        # inside a PID namespace the server's own pid is not ours to signal: use bwrap's
+        self.pid = self.proc.pid if self.isolated else int(hello["pid"])
 
     def receive(self, timeout: float) -> tuple[dict, list[int]]:
         """The next message and any fds it carried; ServerLost on EOF or timeout."""
@@ -186,8 +207,10 @@ class WarmServer:
         return message.get("result", {}), out, err, backstop
 
     def kill(self, child: int | None = None) -> None:
-        """SIGKILL the server (and bwrap) and the run's process group."""
-        for group in (self.proc.pid, child):
+        """SIGKILL the server (and bwrap) and the run's process group. Under isolation
+        the run's pid is one of the sandbox's PID namespace, never signalled from here:
+        killing bwrap ends the namespace and everything in it."""
+        for group in (self.proc.pid, None if self.isolated else child):
             if group:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(group, signal.SIGKILL)
@@ -214,13 +237,24 @@ class WarmServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class PoolKey(NamedTuple):
+    """What a warm server's sandbox is built from: runs that differ here need another."""
+
+    isolated: bool
+    network: bool
+    tmp_bytes: int
+    cache_dir: str
+
+    def limits(self) -> Limits:
+        """The limits that shape the server's sandbox (the rest are per run)."""
+        return Limits(network=self.network, tmp_bytes=self.tmp_bytes)
+
+
 class WarmPool:
     """Up to `size` servers for one (python, preload, isolation) key."""
 
-    def __init__(
-        self, python: str, preload: tuple[str, ...], prefix: list[str] | None, size: int
-    ) -> None:
-        self.python, self.preload, self.prefix, self.size = python, preload, prefix, size
+    def __init__(self, python: str, preload: tuple[str, ...], key: PoolKey, size: int) -> None:
+        self.python, self.preload, self.key, self.size = python, preload, key, size
         self.cond = threading.Condition()
         self.idle: list[WarmServer] = []
         self.servers: set[WarmServer] = set()
@@ -244,7 +278,7 @@ class WarmPool:
                     raise WarmUnavailable("cancelled while waiting for a warm server")
                 self.cond.wait(0.1)
         try:
-            server = WarmServer(self.python, self.preload, self.prefix)
+            server = WarmServer(self.python, self.preload, self.key)
         except WarmUnavailable as exc:
             with self.cond:
                 self.starting -= 1
@@ -286,7 +320,9 @@ class WarmPool:
             return {
                 "python": self.python,
                 "preload": list(self.preload),
-                "network_isolated": self.prefix is not None,
+                "network_isolated": self.key.isolated and not self.key.network,
+                "isolated": self.key.isolated,
+                "cache_dir": self.key.cache_dir,
                 "size": self.size,
                 "servers": sorted(s.pid for s in self.servers),
                 "idle": len(self.idle),
@@ -308,15 +344,15 @@ def pool_size() -> int:
     return int(configured) if configured.isdigit() and int(configured) > 0 else os.cpu_count() or 1
 
 
-def _pool(python: str, preload: tuple[str, ...], prefix: list[str] | None) -> WarmPool:
+def _pool(python: str, preload: tuple[str, ...], pool_key: PoolKey) -> WarmPool:
     global _atexit_registered
-    key = (python, preload, tuple(prefix) if prefix else None)
+    key = (python, preload, pool_key)
     with _pools_lock:
         if not _atexit_registered:
             atexit.register(shutdown)
             _atexit_registered = True
         if key not in _pools:
-            _pools[key] = WarmPool(python, preload, prefix, pool_size())
+            _pools[key] = WarmPool(python, preload, pool_key, pool_size())
         return _pools[key]
 
 
@@ -361,38 +397,72 @@ def execute_warm(
     preload: Sequence[str],
     cancel: threading.Event | None = None,
 ) -> SandboxResult:
-    """Run `argv` = [python, script, ...] in a warm server; cold when none can start."""
-    ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir)
-    pool = _pool(argv[0], tuple(preload), prefix)
-    try:
-        server = pool.acquire(cancel)
-    except WarmUnavailable:
+    """Run `argv` = [python, script, ...] in a warm server; cold when none can start.
+
+    Under isolation the workspace is moved (one rename, same file system) into the
+    server's area, which the server sees as /sandbox, for the run and moved back after;
+    a workspace on another file system runs cold.
+    """
+    ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir, warm=True)
+    isolated = prefix is not None
+    cache = Path(child_env["XDG_CACHE_HOME"])
+    key = PoolKey(isolated, limits.network, limits.tmp_bytes, str(cache))
+    pool = _pool(argv[0], tuple(preload), key)
+
+    def cold() -> SandboxResult:
         return execute(
             argv, workspace=ws, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
         )
+
+    try:
+        server = pool.acquire(cancel)
+    except WarmUnavailable:
+        return cold()
+    run_ws = ws
+    if isolated:
+        run_ws = server.area / "workspace"
+        try:
+            shutil.rmtree(run_ws, ignore_errors=True)
+            os.rename(ws, run_ws)
+        except OSError:  # another file system (EXDEV) or a busy directory
+            pool.release(server, healthy=True)
+            return cold()
     request = {
-        "argv": argv,
-        "script": str(Path(ws, script)),
-        "cwd": str(ws),
+        "argv": [inside_path(a, ws) for a in argv] if isolated else argv,
+        "script": inside_path(str(Path(ws, script)), ws) if isolated else str(Path(ws, script)),
+        "cwd": WORKSPACE if isolated else str(ws),
         "env": child_env,
         "limits": limits.model_dump(),
-        "caller_pid": os.getpid(),
+        "caller_pid": 0 if isolated else os.getpid(),
+        "clean": isolated,
     }
     started = time.monotonic()
     try:
         raw, out, err, backstop = server.run(request, limits, started, cancel)
     except WarmUnavailable:
         pool.release(server, healthy=True)
-        return execute(
-            argv, workspace=ws, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
-        )
+        _move_back(run_ws, ws)
+        return cold()
     except ServerLost as exc:
         raw, out, err, backstop = {"lost": f"warm server {server.pid}: {exc}"}, None, None, False
     except BaseException:  # e.g. KeyboardInterrupt: closing the socket ends the run
         pool.release(server, healthy=False)
+        _move_back(run_ws, ws)
         raise
     pool.release(server, healthy=not backstop and "lost" not in raw)
+    _move_back(run_ws, ws)
     if out is None or err is None:  # nothing was started
         out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
     elapsed = time.monotonic() - started
     return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix)
+
+
+def _move_back(run_ws: Path, ws: Path) -> None:
+    """Return a workspace moved into a server's area to where the caller had it."""
+    if run_ws == ws:
+        return
+    try:
+        os.rename(run_ws, ws)
+    except OSError:  # the run removed its workspace: the caller gets an empty one
+        ws.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(run_ws, ignore_errors=True)

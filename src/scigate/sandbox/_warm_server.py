@@ -163,13 +163,36 @@ def _start_run(cfg: dict, error_w: int, out_w: int, err_w: int, private: list[in
     os._exit(_run_script(script))
 
 
+# Writable places of an isolated server that a run could leave something in for the next
+# run; the current run's workspace and the server's own HOME stay.
+_PRIVATE_DIRS = {"/tmp": (), "/dev/shm": (), "/run": (".home",), "/sandbox": ("workspace",)}
+
+
+def clean_private_dirs() -> None:
+    """Empty the isolated server's private directories before a run."""
+    for root, keep in _PRIVATE_DIRS.items():
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in keep:
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+
+
 class Server:
     """Serves runs over `sock` one at a time until the caller goes away."""
 
     def __init__(self, sock: socket.socket, caller_pid: int) -> None:
         self.sock = sock
         self.caller_pid = caller_pid
-        self.caller_fd = os.pidfd_open(caller_pid)
+        # 0 inside a PID namespace (the caller is not visible; bwrap --die-with-parent)
+        self.caller_fd = os.pidfd_open(caller_pid) if caller_pid else None
 
     def send(self, message: dict, fds: list[int] | None = None) -> None:
         data = marshal.dumps(message)
@@ -184,10 +207,11 @@ class Server:
         while True:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
             try:
-                ready, _, _ = select.select([self.sock, self.caller_fd], [], [])
+                watch = [self.sock] + ([self.caller_fd] if self.caller_fd is not None else [])
+                ready, _, _ = select.select(watch, [], [])
             finally:
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-            if self.caller_fd in ready:
+            if self.caller_fd is not None and self.caller_fd in ready:
                 return
             data = self.sock.recv(MAX_MESSAGE)
             if not data:
@@ -201,7 +225,11 @@ class Server:
         """One run, start to last reaped descendant; False when the server must stop."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        private = [self.sock.fileno(), self.caller_fd, out_r, err_r]
+        private = [self.sock.fileno(), out_r, err_r]
+        if self.caller_fd is not None:
+            private.append(self.caller_fd)
+        if request.pop("clean", False):
+            clean_private_dirs()
 
         def start(cfg: dict, error_w: int) -> None:
             _start_run(cfg, error_w, out_w, err_w, private)
@@ -236,7 +264,11 @@ def main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     os.set_inheritable(sock.fileno(), False)
     caller_pid = int(sys.argv[2])
-    home = os.getcwd()  # the server's private directory, made by the caller
+    isolated = os.environ.get("SCIGATE_WARM_ISOLATED") == "1"
+    # the server's private directory, made by the caller; under isolation a tmpfs
+    home = os.environ["HOME"] if isolated else os.getcwd()
+    with contextlib.suppress(OSError):
+        os.makedirs(os.environ.get("HOME", home), exist_ok=True)
     # fork() while MPI/BLAS helper threads exist: the child only runs the one thread
     warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
@@ -259,7 +291,8 @@ def main() -> None:
     except supervisor.Terminated:
         pass
     finally:  # the caller removes it too, unless the caller died
-        shutil.rmtree(home, ignore_errors=True)
+        if not isolated:
+            shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":
