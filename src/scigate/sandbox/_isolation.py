@@ -277,7 +277,8 @@ def bwrap_prefix(
         args += ["--bind", str(area), SANDBOX_ROOT]
     elif workspace is not None:
         args += ["--bind", str(workspace), WORKSPACE]
-    return [*args, "--chdir", chdir, "--"]
+    # the root itself (mount points, synthetic dirs) read-only once everything is bound
+    return [*args, "--remount-ro", "/", "--chdir", chdir, "--"]
 
 
 def isolation_note(prefix: list[str] | None, network: bool) -> str:

@@ -303,6 +303,10 @@ class Supervisor:
             self.reap(block_for_child=True)
         self.kill_all()
         self.reap(block_for_child=True)
+        # Python ignores SIGXFSZ, so a write stopped by RLIMIT_FSIZE ends in EFBIG: a
+        # workspace that ended full is reported as the limit, whatever the exit said
+        if disk_limit and not disk_hit:
+            disk_hit = disk_usage(cfg["cwd"], disk_limit) >= disk_limit
         return {
             "status": self.status,
             "timed_out": timed_out,

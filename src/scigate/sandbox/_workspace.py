@@ -2,12 +2,49 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from scigate.errors import BadInput
+
+#: Temporary directories the sandbox makes carry the maker's pid, so a later process
+#: can tell the leftovers of a killed run (dead pid) from those of a live one.
+_STAMPED = re.compile(r"^scigate-(ws|warm|etc)-(\d+)-")
+_swept = False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(parent: Path | None = None) -> list[Path]:
+    """Remove sandbox directories left by processes that no longer exist (a killed run's
+    workspaces can hold a candidate's files); the removed paths."""
+    root = Path(parent or tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _STAMPED.match(entry.name)
+        if not match or not entry.is_dir(follow_symlinks=False):
+            continue
+        pid = int(match.group(2))
+        if pid != os.getpid() and not _alive(pid):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
 
 
 def fresh_workspace(
@@ -23,7 +60,11 @@ def fresh_workspace(
         raise BadInput(f"workspace parent directory does not exist: {parent}")
     if source is not None and not Path(source).is_dir():
         raise BadInput(f"workspace source directory does not exist: {source}")
-    root = Path(tempfile.mkdtemp(prefix="scigate-ws-", dir=parent))
+    global _swept
+    if not _swept:  # once per process: leftovers of killed runs go before new work starts
+        _swept = True
+        sweep_stale()
+    root = Path(tempfile.mkdtemp(prefix=f"scigate-ws-{os.getpid()}-", dir=parent))
     if source is not None:
         ignore = shutil.ignore_patterns(*exclude)
         shutil.copytree(source, root, ignore=ignore, dirs_exist_ok=True, symlinks=True)
