@@ -26,8 +26,28 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
     ),
+    allow_unisolated: bool = typer.Option(
+        False,
+        "--allow-unisolated",
+        help="Run untrusted code even where bubblewrap cannot isolate it (unsafe; "
+        "each result records it). Also SCIGATE_ALLOW_UNISOLATED=1.",
+    ),
+    solver_cmd_unsandboxed: bool = typer.Option(
+        False,
+        "--solver-cmd-unsandboxed",
+        help="Run --solver-cmd commands outside the sandbox, with your files and home "
+        "(for agents that need their own configuration). They see everything you do.",
+    ),
 ) -> None:
     """scigate: scientific tools, tool-using agents, and ToolGate benchmarks."""
+    if solver_cmd_unsandboxed:
+        import os
+
+        os.environ["SCIGATE_SOLVER_CMD_UNSANDBOXED"] = "1"
+    if allow_unisolated:
+        from scigate.sandbox import allow_unisolated as allow
+
+        allow(True)
 
 
 def _register() -> None:

@@ -205,13 +205,17 @@ async def solve_with_command(
             "{prompt_file}", shlex.quote(str(prompt))
         )
         # The external agent is the user's own program: it keeps its credentials and
-        # network, but still runs in its own process group under the time limit.
+        # network, and runs in the same isolation as everything else (it sees only its
+        # workspace), unless the user opted out (`--solver-cmd-unsandboxed`).
         env = {k: os.environ[k] for k in CREDENTIAL_PASSTHROUGH if k in os.environ}
+        unsandboxed = os.environ.get("SCIGATE_SOLVER_CMD_UNSANDBOXED", "") == "1"
         run = await sandbox.arun(
             cmd,
             workspace=workspace,
             env=env,
-            limits=sandbox.Limits(wall_seconds=time_limit, network=True, memory_bytes=None),
+            limits=sandbox.Limits(
+                wall_seconds=time_limit, network=True, memory_bytes=None, unisolated=unsandboxed
+            ),
         )
         answer_file = workspace / "answer.txt"
         raw = answer_file.read_text(errors="replace").strip() if answer_file.is_file() else None

@@ -233,6 +233,8 @@ def bwrap_prefix(
     None when isolation is unavailable and unisolated runs are allowed; raises
     `IsolationUnavailable` when it is unavailable and not allowed.
     """
+    if limits.unisolated:
+        return None
     base, why = bwrap_status()
     if base is None:
         if unisolated_allowed():
@@ -281,8 +283,10 @@ def bwrap_prefix(
     return [*args, "--remount-ro", "/", "--chdir", chdir, "--"]
 
 
-def isolation_note(prefix: list[str] | None, network: bool) -> str:
+def isolation_note(prefix: list[str] | None, network: bool, requested: bool = False) -> str:
     """What a result records about the isolation it ran under."""
+    if prefix is None and requested:
+        return "none: the caller asked for an unisolated run"
     if prefix is None:
         return f"none: {bwrap_status()[1]} (unisolated runs were allowed)"
     return ISOLATED_NOTE.format(net="" if network else ", net")

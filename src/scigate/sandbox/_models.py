@@ -32,6 +32,9 @@ class Limits(BaseModel):
     tmp_bytes: int = Field(DEFAULT_TMP_BYTES, gt=0)
     #: network access; the run is isolated in every other way all the same
     network: bool = False
+    #: run without bubblewrap on the caller's explicit request (the user's own trusted
+    #: program, e.g. `--solver-cmd-unsandboxed`); recorded in the result
+    unisolated: bool = False
 
 
 class SandboxResult(BaseModel):

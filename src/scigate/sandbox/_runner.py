@@ -387,7 +387,7 @@ def build_result(
         memory_exceeded=memory_hit,
         network_isolated=prefix is not None and not limits.network,
         reason=reason,
-        isolation=isolation_note(prefix, limits.network),
+        isolation=isolation_note(prefix, limits.network, limits.unisolated),
         workspace_exceeded=bool(raw.get("disk_limit")) or sig == signal.SIGXFSZ,
     )
 

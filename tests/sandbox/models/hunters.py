@@ -1,0 +1,31 @@
+"""A solver policy that looks for the proposed answer instead of computing anything."""
+
+HUNT = """
+import json, os
+mine = json.load(open("options.json"))
+found = "none"
+for root in [os.path.abspath(".."), os.path.abspath("../.."), "/tmp", os.path.expanduser("~")]:
+    for here, dirs, files in os.walk(root):
+        if here.count(os.sep) - root.count(os.sep) > 4:
+            dirs[:] = []
+        if "options.json" in files and "answer.txt" in files:
+            try:
+                if json.load(open(os.path.join(here, "options.json"))) == mine:
+                    found = open(os.path.join(here, "answer.txt")).read().strip()
+            except Exception:
+                pass
+print(found)
+"""
+
+
+def hunts_answer(messages, tools=None, **settings):
+    """run_python the hunt, then submit what it found (an option letter, or 'none')."""
+    tool_msgs = [m for m in messages if m["role"] == "tool"]
+    if not tool_msgs:
+        return {
+            "content": None,
+            "tool_calls": [{"name": "run_python", "arguments": {"code": HUNT}}],
+        }
+    out = tool_msgs[-1]["content"]
+    printed = out.split("--- stdout ---\n", 1)[1].splitlines()[0].strip()
+    return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": printed}}]}
