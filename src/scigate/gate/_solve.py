@@ -209,12 +209,17 @@ async def solve_with_command(
         # workspace), unless the user opted out (`--solver-cmd-unsandboxed`).
         env = {k: os.environ[k] for k in CREDENTIAL_PASSTHROUGH if k in os.environ}
         unsandboxed = os.environ.get("SCIGATE_SOLVER_CMD_UNSANDBOXED", "") == "1"
+        named = sandbox.named_paths(command)  # the files the command names, read-only
         run = await sandbox.arun(
             cmd,
             workspace=workspace,
             env=env,
             limits=sandbox.Limits(
-                wall_seconds=time_limit, network=True, memory_bytes=None, unisolated=unsandboxed
+                wall_seconds=time_limit,
+                network=True,
+                memory_bytes=None,
+                unisolated=unsandboxed,
+                read_only_paths=named,
             ),
         )
         answer_file = workspace / "answer.txt"

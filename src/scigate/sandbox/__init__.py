@@ -29,7 +29,7 @@ from scigate.sandbox._redact import redact, redact_obj
 from scigate.sandbox._runner import arun, arun_python, run, run_python
 from scigate.sandbox._warm import shutdown as stop_warm_servers
 from scigate.sandbox._warm import warm_status
-from scigate.sandbox._workspace import fresh_workspace, sweep_stale
+from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale
 
 __all__ = [
     "IsolationUnavailable",
@@ -40,6 +40,7 @@ __all__ = [
     "arun_python",
     "default_cache_dir",
     "fresh_workspace",
+    "named_paths",
     "protections",
     "redact",
     "redact_obj",

@@ -275,6 +275,8 @@ def bwrap_prefix(
         str(cache_dir),
         str(cache_dir),
     ]
+    for path in limits.read_only_paths:
+        args += ["--ro-bind-try", path, path]
     if area is not None:
         args += ["--bind", str(area), SANDBOX_ROOT]
     elif workspace is not None:

@@ -35,6 +35,9 @@ class Limits(BaseModel):
     #: run without bubblewrap on the caller's explicit request (the user's own trusted
     #: program, e.g. `--solver-cmd-unsandboxed`); recorded in the result
     unisolated: bool = False
+    #: host paths the run may read (bound read-only at the same path), e.g. the script
+    #: an external solver command names
+    read_only_paths: tuple[str, ...] = ()
 
 
 class SandboxResult(BaseModel):

@@ -69,3 +69,21 @@ def fresh_workspace(
         ignore = shutil.ignore_patterns(*exclude)
         shutil.copytree(source, root, ignore=ignore, dirs_exist_ok=True, symlinks=True)
     return root
+
+
+def named_paths(command: str) -> tuple[str, ...]:
+    """Absolute paths of existing files a shell command names (its script, its config),
+    so an isolated run can read them; directories are not included (a command naming
+    the caller's run directory should not expose all of it)."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ()
+    found = []
+    for word in words:
+        for part in word.split("=", 1)[-1:]:
+            if part.startswith("/") and os.path.isfile(part):
+                found.append(os.path.normpath(part))
+    return tuple(dict.fromkeys(found))
