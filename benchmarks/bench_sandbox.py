@@ -3,8 +3,10 @@
 Two scripts: an empty one (pure overhead) and a small DOLFINx Poisson solve (what
 ToolGate's verifier and the coding agent mostly run). Runners: plain `subprocess.run`
 of `python script.py`; the sandbox cold (a fresh interpreter under the supervisor, with
-and without bwrap); the sandbox warm (`preload=` the DOLFINx modules: the run is forked
-from a server that imported them once). N rounds each, median wall time in ms.
+full bubblewrap isolation and unisolated); the sandbox warm (`preload=` the DOLFINx
+modules: the run is forked from a server that imported them once, with the workspace
+moved into the server's area under isolation). N rounds each, median wall time in ms;
+"isolation cost" is isolated minus unisolated for the same mode.
 
 Run by hand: `.venv/bin/python benchmarks/bench_sandbox.py [N]`.
 """
@@ -59,7 +61,7 @@ def bench(name: str, source: str, n: int, cache: Path) -> None:
     ws = fresh_workspace()
     script = ws / "script.py"
     script.write_text(source)
-    isolated, open_net = Limits(), Limits(network=True)
+    isolated, open_net = Limits(), Limits(unisolated=True)
     runners = {
         "plain subprocess.run": lambda: subprocess.run(
             [sys.executable, str(script)],
@@ -68,16 +70,16 @@ def bench(name: str, source: str, n: int, cache: Path) -> None:
             check=True,
             env={"XDG_CACHE_HOME": str(cache), "PATH": "/usr/bin:/bin"},
         ),
-        "sandbox cold (bwrap if available)": lambda: run_python(
+        "sandbox cold, isolated": lambda: run_python(
             script=script, workspace=ws, limits=isolated, cache_dir=cache
         ),
-        "sandbox cold (no bwrap)": lambda: run_python(
+        "sandbox cold, unisolated": lambda: run_python(
             script=script, workspace=ws, limits=open_net, cache_dir=cache
         ),
-        "sandbox warm (bwrap if available)": lambda: run_python(
+        "sandbox warm, isolated": lambda: run_python(
             script=script, workspace=ws, limits=isolated, cache_dir=cache, preload=PRELOAD
         ),
-        "sandbox warm (no bwrap)": lambda: run_python(
+        "sandbox warm, unisolated": lambda: run_python(
             script=script, workspace=ws, limits=open_net, cache_dir=cache, preload=PRELOAD
         ),
     }
@@ -97,11 +99,16 @@ def bench(name: str, source: str, n: int, cache: Path) -> None:
     sandboxed = {outputs[r] for r in runners if r.startswith("sandbox")}
     assert len(sandboxed) == 1, outputs  # cold and warm print the same
     plain = statistics.median(times["plain subprocess.run"])
-    cold = statistics.median(times["sandbox cold (bwrap if available)"])
+    cold = statistics.median(times["sandbox cold, isolated"])
     print(f"{name}, {n} rounds, median wall time per run")
     for runner, samples in times.items():
         ms = statistics.median(samples)
         print(f"  {runner:36s} {ms:8.1f} ms   {ms / plain:5.2f}x plain   {ms / cold:5.2f}x cold")
+    for mode in ("cold", "warm"):
+        cost = statistics.median(times[f"sandbox {mode}, isolated"]) - statistics.median(
+            times[f"sandbox {mode}, unisolated"]
+        )
+        print(f"  isolation cost, {mode}: {cost:+.1f} ms per run")
 
 
 def main(n: int = 20) -> None:
@@ -114,7 +121,7 @@ def main(n: int = 20) -> None:
     finally:
         stop_warm_servers()
         shutil.rmtree(cache, ignore_errors=True)
-    print(f"network: {protections()['network (bwrap)']}")
+    print(f"isolation: {protections()['isolation (bwrap)']}")
 
 
 if __name__ == "__main__":

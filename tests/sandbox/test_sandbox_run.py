@@ -283,6 +283,9 @@ def test_protections_report() -> None:
         assert report[name].startswith("active")
     assert report["output cap"].startswith("active") and report["env scrub"].startswith("active")
     assert report["network (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
+    assert report["isolation (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
+    assert report["workspace size"].startswith("active (default 1024 MiB")
+    assert report["secret redaction"].startswith("active")
     assert "RLIMIT_NPROC" in report["process count"]
 
 
