@@ -63,3 +63,23 @@ def test_gate3_hunting_solver_solves_without_isolation(tmp_path: Path, unisolate
     cand = load_candidate(_candidate(tmp_path))
     result = asyncio.run(solve_with_model(cand, SOLVER, time_limit=60))
     assert result.solved and result.answer_option == "C"
+
+
+@needs_bwrap
+def test_solver_command_sees_its_script_but_not_its_neighbours(tmp_path: Path) -> None:
+    from scigate.gate import solve_with_command
+
+    cand = load_candidate(_candidate(tmp_path))
+    agent = tmp_path / "agent" / "agent.py"
+    agent.parent.mkdir()
+    (agent.parent / "notes.txt").write_text("B")
+    agent.write_text(
+        "import pathlib, sys\n"
+        "here = pathlib.Path(__file__).parent\n"
+        "seen = (here / 'notes.txt').exists() or (here.parent / 'runs').exists()\n"
+        "pathlib.Path(sys.argv[1], 'answer.txt').write_text('A' if seen else 'C')\n"
+    )
+    result = asyncio.run(
+        solve_with_command(cand, f"{sys.executable} {agent} {{workspace}}", time_limit=60)
+    )
+    assert result.answer_option == "C", result.reason

@@ -275,8 +275,15 @@ def bwrap_prefix(
         str(cache_dir),
         str(cache_dir),
     ]
+    visible = [Path(p) for p in _SYSTEM] + [
+        Path(_python_binds()[i + 2]) for i, a in enumerate(_python_binds()) if a == "--ro-bind"
+    ]
     for path in limits.read_only_paths:
-        args += ["--ro-bind-try", path, path]
+        if _under(Path(path), visible):
+            continue  # already there (the interpreter, a system tool)
+        # a symlink cannot be a mount point: bind its target where the target lives
+        dest = os.path.realpath(path) if os.path.islink(path) else path
+        args += ["--ro-bind-try", os.path.realpath(path), dest]
     if area is not None:
         args += ["--bind", str(area), SANDBOX_ROOT]
     elif workspace is not None:
