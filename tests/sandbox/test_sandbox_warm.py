@@ -371,3 +371,23 @@ def test_a_run_that_closes_its_streams_still_runs_to_the_end(ws: Path) -> None:
     result = run_python(code, workspace=ws, preload=LIGHT)
     assert result.ok and result.stdout == "bye\n" and result.seconds >= 0.5
     assert (ws / "done").read_text() == "1"
+
+
+def test_warm_runs_leave_nothing_for_the_next_and_keep_the_shared_cache(
+    ws: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"  # under /tmp: bound inside the server's private /tmp
+    cache.mkdir()
+    (cache / "kept").write_text("compiled form")
+    drop = "import os\nopen('/tmp/left-behind', 'w').write('x')\nprint(sorted(os.listdir('/tmp')))"
+    first = run_python(drop, workspace=ws, cache_dir=cache, preload=LIGHT)
+    second = run_python(
+        "import os; print(os.path.exists('/tmp/left-behind'))",
+        workspace=ws,
+        cache_dir=cache,
+        preload=LIGHT,
+    )
+    assert first.ok and second.ok, (first.reason, second.reason)
+    if second.isolated:
+        assert second.stdout.strip() == "False"
+    assert (cache / "kept").read_text() == "compiled form"

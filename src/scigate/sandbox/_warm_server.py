@@ -168,15 +168,28 @@ def _start_run(cfg: dict, error_w: int, out_w: int, err_w: int, private: list[in
 _PRIVATE_DIRS = {"/tmp": (), "/dev/shm": (), "/run": (".home",), "/sandbox": ("workspace",)}
 
 
+def _mount_points() -> list[str]:
+    try:
+        with open("/proc/self/mountinfo") as f:
+            return [line.split()[4] for line in f if len(line.split()) > 4]
+    except OSError:
+        return []
+
+
 def clean_private_dirs() -> None:
-    """Empty the isolated server's private directories before a run."""
+    """Empty the isolated server's private directories before a run. Bind mounts inside
+    them (a shared cache under /tmp) and their parents are left alone: they are the
+    host's, not something a run left behind."""
+    mounts = _mount_points()
     for root, keep in _PRIVATE_DIRS.items():
         try:
             entries = list(os.scandir(root))
         except OSError:
             continue
         for entry in entries:
-            if entry.name in keep:
+            if entry.name in keep or any(
+                m == entry.path or m.startswith(entry.path + "/") for m in mounts
+            ):
                 continue
             with contextlib.suppress(OSError):
                 if entry.is_dir(follow_symlinks=False):
