@@ -207,3 +207,36 @@ def test_bounds_by_name() -> None:
     assert check_value("domain", "fen\x00icsx") is not None
     assert check_value("calls", [1, 2, 3]) is None and check_value("calls", [1, 0]) is not None
     assert check_value("anything", float("-inf")) is not None
+
+
+@pytest.mark.parametrize("damage", ["empty", "broken-json", "not-sqlite"])
+@pytest.mark.parametrize("verb", ["audit", "report", "export"])
+def test_readers_refuse_bad_databases_and_write_nothing(tmp_path, verb, damage) -> None:
+    """audit/report/export on an empty file, damaged JSON rows or a non-database: one line,
+    exit 2, the file unchanged and no output created."""
+    import hashlib
+    import sqlite3
+
+    from scigate.store import Store
+
+    db = tmp_path / "run.db"
+    if damage == "empty":
+        db.touch()
+    elif damage == "not-sqlite":
+        db.write_text("hello, not a database\n" * 50)
+    else:
+        with Store(db) as store:
+            store.create_run("gate", config={"seed": 1})
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE runs SET config = '{broken'")
+        conn.commit()
+        conn.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    out = tmp_path / "out"
+    argv = ["gate", verb, "--db", str(db)] + ([] if verb == "audit" else ["--out", str(out)])
+    code, stdout, err = _main(*argv)
+    assert code == 2, (stdout, err)
+    (line,) = err.strip().splitlines()
+    assert line.startswith("scigate: error: ") and "run database" in line, line
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert not out.exists()
