@@ -92,6 +92,9 @@ def _root(
     ),
 ) -> None:
     """scigate: scientific tools, tool-using agents, and ToolGate benchmarks."""
+    from scigate._tmp import sweep_stale_tempdirs
+
+    sweep_stale_tempdirs()  # what killed runs left in the temporary directory
 
 
 def _register() -> None:

@@ -104,11 +104,17 @@ def ensure_schema(
     refused rather than given one. A `readonly` connection migrates an older scigate
     database through a short-lived writable connection of its own.
     """
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    if version == SCHEMA_VERSION and app_id == APPLICATION_ID:
-        return  # the common case needs no write lock
-    _check_version(conn, path, version, app_id)
+    # One read transaction: the header and sqlite_master from the same snapshot (another
+    # process may be committing the schema between two autocommit reads).
+    conn.execute("BEGIN")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if version == SCHEMA_VERSION and app_id == APPLICATION_ID:
+            return  # the common case needs no write lock
+        _check_version(conn, path, version, app_id)
+    finally:
+        conn.execute("COMMIT")
     if version == 0 and not create:
         raise _not_a_db(path, "an empty SQLite database without scigate's schema")
     if readonly:

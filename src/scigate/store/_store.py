@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from scigate.errors import BadInput, ScigateError
 from scigate.store._connection import check_path, connect, ensure_schema
+from scigate.store._lock import RunLock, lock_run
 from scigate.store._records import (
     CandidateRecord,
     candidate_id,
@@ -96,6 +97,7 @@ class Store:
         self._connections: list[sqlite3.Connection] = []
         self._pid = os.getpid()
         self._closed = False
+        self._run_locks: dict[str, RunLock] = {}
         conn = self._conn()
         try:
             ensure_schema(conn, self.path, create=create and not readonly, readonly=readonly)
@@ -163,6 +165,8 @@ class Store:
                     conn.close()
         self._local = threading.local()
         self._closed = True
+        for run_id in list(getattr(self, "_run_locks", {})):
+            self.release_run(run_id)
 
     def __enter__(self) -> Store:
         return self
@@ -205,13 +209,46 @@ class Store:
         """
         if not run_id:
             run_id = f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-        with self._write("create run") as conn:
-            conn.execute(
-                "INSERT INTO runs (id, kind, domain, config, status, created_at)"
-                " VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT (id) DO NOTHING",
-                (run_id, kind, domain, dumps(config or {}), time.time()),
-            )
+        held = self._holds(run_id)
+        self.claim_run(run_id)
+        try:
+            with self._write("create run") as conn:
+                conn.execute(
+                    "INSERT INTO runs (id, kind, domain, config, status, created_at)"
+                    " VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT (id) DO NOTHING",
+                    (run_id, kind, domain, dumps(config or {}), time.time()),
+                )
+        except BaseException:
+            if not held:
+                self.release_run(run_id)
+            raise
         return run_id
+
+    # -- one writer per run -------------------------------------------------------------
+
+    def claim_run(self, run_id: str) -> RunLock:
+        """Hold the run's lock (`scigate.store.lock_run`) until its status becomes final
+        or this store closes; BadInput when another live process works on the run.
+
+        `create_run` and `set_run_status` claim the run themselves, so a second process
+        resuming a live run is refused before it writes anything.
+        """
+        lock = self._run_locks.get(run_id)
+        if lock is not None and lock.held:
+            return lock
+        lock = lock_run(self.path, run_id)
+        self._run_locks[run_id] = lock
+        return lock
+
+    def release_run(self, run_id: str) -> None:
+        """Give up this store's claim on the run (no-op when it holds none)."""
+        lock = self._run_locks.pop(run_id, None)
+        if lock is not None:
+            lock.release()
+
+    def _holds(self, run_id: str) -> bool:
+        lock = self._run_locks.get(run_id)
+        return lock is not None and lock.held
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """The run with this id, or None."""
@@ -236,13 +273,22 @@ class Store:
         if status not in RUN_STATUSES:
             raise BadInput(f"unknown run status {status!r} (expected one of {RUN_STATUSES})")
         finished_at = None if status == "running" else time.time()
-        with self._write("set run status") as conn:
-            cur = conn.execute(
-                "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
-                (status, finished_at, run_id),
-            )
-            if cur.rowcount == 0:
-                raise BadInput(f"no run {run_id!r} in {self.path}")
+        held = self._holds(run_id)
+        self.claim_run(run_id)  # only the process working on a run changes its status
+        try:
+            with self._write("set run status") as conn:
+                cur = conn.execute(
+                    "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
+                    (status, finished_at, run_id),
+                )
+                if cur.rowcount == 0:
+                    raise BadInput(f"no run {run_id!r} in {self.path}")
+        except BaseException:
+            if not held:
+                self.release_run(run_id)
+            raise
+        if status != "running":
+            self.release_run(run_id)
 
     # -- attempts ---------------------------------------------------------------------
 
