@@ -126,7 +126,7 @@ def _main(*argv: str) -> tuple[int, str, str]:
         (("gate", "solve", "cand", "--model", "cue/x", "--max-tokens", str(2**70)), "--max-tokens"),
         (("tools", "serve-mcp", "--port", "99999"), "--port"),
         (("tools", "serve-mcp", "--port", "0"), "--port"),
-        (("tools", "search", "q", "--k", "-3"), "--k"),
+        (("tools", "search", "q", "--top", "-3"), "--top"),
         (("agent", "run", "--model", "cue/x", "--temperature", "nan", "q"), "--temperature"),
         (("agent", "eval", "--known-ratio", "1.5"), "--known-ratio"),
         (("gate", "report", "--db", "{tmp}/r.db", "--out", "{tmp}/f.txt/sub"), "--out"),

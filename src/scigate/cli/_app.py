@@ -18,6 +18,14 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 from scigate import __version__
 
 
+def one_line(text: object) -> str:
+    """`text` as one printable line: line breaks and other control characters (which a
+    path or a model's message may hold) are shown escaped, e.g. `\\n`, `\\x1e`."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in str(text).strip()
+    )
+
+
 class OneLineUsageError(Exception):
     """A usage error to show as the one line `scigate: error: ...` with exit status 2.
 
@@ -30,7 +38,7 @@ class OneLineUsageError(Exception):
 
     def show(self, file: IO[Any] | None = None) -> None:
         """Print the message as one line on stderr."""
-        print(f"scigate: error: {' '.join(str(self).split())}", file=file or sys.stderr)
+        print(f"scigate: error: {one_line(self)}", file=file or sys.stderr)
 
 
 @contextmanager
