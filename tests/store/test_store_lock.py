@@ -132,3 +132,34 @@ def test_gate_run_resume_of_a_live_run_exits_2_and_works_after_sigkill(tmp_path)
     assert f"run {run_id} finished" in p.stdout
     with Store(db) as store:
         assert store.get_run(run_id)["status"] == "finished"
+
+
+def test_a_child_that_outlives_its_parent_keeps_the_run_and_is_named(tmp_path) -> None:
+    """A forked child inherits the lock: the run stays in use until it ends too."""
+    db = tmp_path / "run.db"
+    code = textwrap.dedent(
+        """
+        import os, sys, time
+        from scigate.store import Store
+        store = Store(sys.argv[1])
+        run_id = store.create_run("gate")
+        child = os.fork()
+        if child == 0:
+            time.sleep(600)  # the child: holds the inherited lock
+            os._exit(0)
+        print(run_id, child, flush=True)
+        os._exit(0)
+        """
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", code, str(db)], stdout=subprocess.PIPE, text=True
+    )
+    run_id, child = parent.stdout.readline().split()
+    parent.wait(60)
+    parent.stdout.close()  # the child still has the pipe open
+    try:
+        refused = _claim_in_child(db, run_id)
+        assert refused.returncode != 0
+        assert "has exited while a process it started still holds the lock" in refused.stderr
+    finally:
+        os.kill(int(child), signal.SIGKILL)

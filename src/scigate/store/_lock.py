@@ -102,6 +102,8 @@ def _refusal(run_id: str, db: Path, holder: dict[str, Any] | None) -> BadInput:
             who += f" on {holder['host']}"
         if isinstance(holder.get("since"), int | float):
             who += f" (since {time.strftime('%H:%M:%S', time.localtime(holder['since']))})"
+        if holder.get("host") in (None, socket.gethostname()) and not _alive(holder["pid"]):
+            who += ", which has exited while a process it started still holds the lock"
     return BadInput(
         f"run {run_id} in {db} is in use by {who}; wait for it to finish or stop it, then resume"
     )
