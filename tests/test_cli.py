@@ -209,7 +209,7 @@ def test_bounds_by_name() -> None:
     assert check_value("anything", float("-inf")) is not None
 
 
-@pytest.mark.parametrize("damage", ["empty", "broken-json", "not-sqlite"])
+@pytest.mark.parametrize("damage", ["empty", "broken-json", "not-sqlite", "foreign", "newer"])
 @pytest.mark.parametrize("verb", ["audit", "report", "export"])
 def test_readers_refuse_bad_databases_and_write_nothing(tmp_path, verb, damage) -> None:
     """audit/report/export on an empty file, damaged JSON rows or a non-database: one line,
@@ -224,6 +224,16 @@ def test_readers_refuse_bad_databases_and_write_nothing(tmp_path, verb, damage) 
         db.touch()
     elif damage == "not-sqlite":
         db.write_text("hello, not a database\n" * 50)
+    elif damage == "foreign":
+        conn = sqlite3.connect(db)
+        conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+        conn.commit()
+        conn.close()
+    elif damage == "newer":
+        Store(db).close()
+        conn = sqlite3.connect(db)
+        conn.execute("PRAGMA user_version = 999")
+        conn.close()
     else:
         with Store(db) as store:
             store.create_run("gate", config={"seed": 1})
