@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def _scigate(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -81,3 +83,170 @@ def test_an_unreachable_model_is_one_line_not_a_traceback(tmp_path) -> None:
     assert p.returncode == 1 and "Traceback" not in p.stderr
     (line,) = p.stderr.strip().splitlines()
     assert line.startswith("scigate: failed:") and "ConnectionError: refused" in line
+
+
+# -- the bad-input contract at the CLI boundary (scigate.cli._validate) -------------------
+
+
+def _main(*argv: str) -> tuple[int, str, str]:
+    """Run the entry point in-process; return (exit status, stdout, stderr)."""
+    import contextlib
+    import io
+    import signal
+
+    from scigate.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = signal.getsignal(signal.SIGTERM)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(list(argv))
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        signal.signal(signal.SIGTERM, saved)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (("gate", "verify", "--timeout", "nan", "cand"), "--timeout"),
+        (("gate", "verify", "--timeout", "inf", "cand"), "--timeout"),
+        (("gate", "verify", "--timeout", "0", "cand"), "--timeout"),
+        (("gate", "run", "--db", "/proc/nope/x.db", "--generator", "templates"), "--db"),
+        (("gate", "run", "--db", "{tmp}/r.db", "--verify-timeout", "nan"), "--verify-timeout"),
+        (("gate", "run", "--db", "{tmp}/r.db", "--calls", "100000000"), "--calls"),
+        (("gate", "run", "--db", "{tmp}/r.db", "--fem-workers", "-1"), "--fem-workers"),
+        (("gate", "run", "--db", "{tmp}/r.db", "--rounds", "0"), "--rounds"),
+        (("gate", "run", "--db", "{tmp}/r.db", "--seed", "-1"), "--seed"),
+        (("gate", "screen", "cand", "--model", "cue/x", "--calls", "100000000"), "--calls"),
+        (("gate", "solve", "cand", "--model", "cue/x", "--max-tokens", str(2**70)), "--max-tokens"),
+        (("tools", "serve-mcp", "--port", "99999"), "--port"),
+        (("tools", "serve-mcp", "--port", "0"), "--port"),
+        (("tools", "search", "q", "--top", "-3"), "--top"),
+        (("agent", "run", "--model", "cue/x", "--temperature", "nan", "q"), "--temperature"),
+        (("agent", "eval", "--known-ratio", "1.5"), "--known-ratio"),
+        (("gate", "report", "--db", "{tmp}/r.db", "--out", "{tmp}/f.txt/sub"), "--out"),
+    ],
+)
+def test_malformed_options_are_one_line_exit_2_and_write_nothing(tmp_path, argv, option) -> None:
+    """The issue's cases (nan timeouts, uncreatable --db, huge --calls, bad ports) and
+    their kin: one line naming the option, exit 2, no file or directory created."""
+    (tmp_path / "f.txt").write_text("x")
+    before = sorted(tmp_path.rglob("*"))
+    code, _, err = _main(*(a.replace("{tmp}", str(tmp_path)) for a in argv))
+    assert code == 2, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("scigate: error: ") and option in line, line
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_usage_errors_are_one_line() -> None:
+    for argv in (
+        ("frobnicate",),
+        ("--bogus",),
+        ("gate", "verify"),
+        ("gate", "verify", "--timeout", "x", "d"),
+    ):
+        code, _, err = _main(*argv)
+        assert code == 2
+        (line,) = err.strip().splitlines()
+        assert line.startswith("scigate: error: "), line
+
+
+def test_options_added_later_are_validated_without_their_own_code(tmp_path) -> None:
+    """The checks come from the command tree, by type and name: a new verb gets them."""
+    import typer
+    from typer.testing import CliRunner
+
+    from scigate.cli._app import ScigateGroup
+
+    new = typer.Typer(cls=ScigateGroup)
+    seen: list = []
+
+    @new.command("wait")
+    def wait(
+        wait_seconds: float = typer.Option(1.0, "--wait-seconds"),
+        workers: int = typer.Option(2, "--workers"),
+        out: str = typer.Option("x", "--label"),
+        db: __import__("pathlib").Path = typer.Option(None, "--db"),
+    ) -> None:
+        seen.append((wait_seconds, workers, db))
+
+    @new.command("other")
+    def other() -> None:
+        pass
+
+    runner = CliRunner()
+    for args in (
+        ["wait", "--wait-seconds", "nan"],
+        ["wait", "--wait-seconds", "1e9"],
+        ["wait", "--workers", "0"],
+        ["wait", "--workers", "100000"],
+        ["wait", "--db", str(tmp_path)],  # a directory is not a database file
+    ):
+        r = runner.invoke(new, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = runner.invoke(new, ["wait", "--wait-seconds", "2.5", "--workers", "8"])
+    assert r.exit_code == 0, r.output
+    assert seen == [(2.5, 8, None)]
+
+
+def test_bounds_by_name() -> None:
+    from scigate.cli._validate import bound_for, check_value
+
+    assert bound_for("port", int, 8765).check(65535) is None
+    assert bound_for("fem_workers", int, 0).check(0) is None  # zero has a meaning here
+    assert bound_for("concurrency", int, 4).check(0) is not None
+    assert bound_for("verify_timeout", float, 300.0).check(0.5) is None
+    assert bound_for("domain", str, "fenicsx") is None
+    assert check_value("domain", "fen\x00icsx") is not None
+    assert check_value("calls", [1, 2, 3]) is None and check_value("calls", [1, 0]) is not None
+    assert check_value("anything", float("-inf")) is not None
+
+
+@pytest.mark.parametrize("damage", ["empty", "broken-json", "not-sqlite", "foreign", "newer"])
+@pytest.mark.parametrize("verb", ["audit", "report", "export"])
+def test_readers_refuse_bad_databases_and_write_nothing(tmp_path, verb, damage) -> None:
+    """audit/report/export on an empty file, damaged JSON rows or a non-database: one line,
+    exit 2, the file unchanged and no output created."""
+    import hashlib
+    import sqlite3
+
+    from scigate.store import Store
+
+    db = tmp_path / "run.db"
+    if damage == "empty":
+        db.touch()
+    elif damage == "not-sqlite":
+        db.write_text("hello, not a database\n" * 50)
+    elif damage == "foreign":
+        conn = sqlite3.connect(db)
+        conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+        conn.commit()
+        conn.close()
+    elif damage == "newer":
+        Store(db).close()
+        conn = sqlite3.connect(db)
+        conn.execute("PRAGMA user_version = 999")
+        conn.close()
+    else:
+        with Store(db) as store:
+            store.create_run("gate", config={"seed": 1})
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE runs SET config = '{broken'")
+        conn.commit()
+        conn.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    out = tmp_path / "out"
+    argv = ["gate", verb, "--db", str(db)] + ([] if verb == "audit" else ["--out", str(out)])
+    code, stdout, err = _main(*argv)
+    assert code == 2, (stdout, err)
+    (line,) = err.strip().splitlines()
+    assert line.startswith("scigate: error: ") and "run database" in line, line
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert not out.exists()

@@ -69,6 +69,14 @@ def run(db: str, run_id: str, rounds: int, sleep: float = 0.0, hang: int = -1) -
     print("finished", flush=True)
 
 
+def work(db: str, run_id: str, rounds: int) -> None:
+    """A worker process: write rounds 0..rounds-1 of a run that another process owns
+    (holds its lock), without claiming the run."""
+    with Store(db) as store:
+        for rnd in range(rounds):
+            write_round(store, run_id, rnd)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     run(

@@ -164,9 +164,11 @@ def test_concurrent_processes_threads_and_tasks(tmp_path: Path) -> None:
 
 def test_racing_writers_of_the_same_records_write_each_once(tmp_path: Path) -> None:
     db, run_id, rounds = tmp_path / "run.db", "gate-race", 20
-    procs = [_fork(db, run_id, rounds) for _ in range(2)]
     with Store(db) as store:
-        store.create_run("gate", run_id=run_id)
+        store.create_run("gate", run_id=run_id)  # the owner; two worker processes race it
+        procs = [FORK.Process(target=writer.work, args=(str(db), run_id, rounds)) for _ in "ab"]
+        for proc in procs:
+            proc.start()
         threads = [
             threading.Thread(
                 target=lambda: [writer.write_round(store, run_id, r) for r in range(rounds)]

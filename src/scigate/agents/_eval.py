@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import AgentContext, ModelLike
 from scigate.agents._evo import EvoAgent, EvoConfig
@@ -225,7 +225,7 @@ async def evaluate(
     aliases = alias_table(tools)
     rows: list[dict[str, Any]] = []
     accumulation: list[dict[str, Any]] = []
-    tmp = tempfile.TemporaryDirectory(prefix="scigate-evo-")
+    tmp = scigate_tempdir("evo")
     try:
         for run in range(config.runs):
             agent: EvoAgent | None = None

@@ -13,7 +13,7 @@ try:  # typer >= 0.20 vendors click as typer._click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as click_exceptions
 
-from scigate.cli._app import app
+from scigate.cli._app import app, one_line
 from scigate.errors import BadInput, ScigateError
 
 __all__ = ["app", "main"]
@@ -41,10 +41,10 @@ def main(argv: list[str] | None = None) -> None:
         print("scigate: interrupted", file=sys.stderr)
         sys.exit(130)
     except BadInput as exc:
-        print(f"scigate: error: {exc}", file=sys.stderr)
+        print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
         sys.exit(2)
     except ScigateError as exc:  # e.g. a model or service that stayed unreachable
-        print(f"scigate: failed: {exc}", file=sys.stderr)
+        print(f"scigate: failed: {one_line(exc)}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
         print("scigate: interrupted", file=sys.stderr)

@@ -226,9 +226,9 @@ def run_cmd(
     async def go() -> Trajectory:
         agent = None
         if method == "evo":
-            import tempfile
+            from scigate._tmp import scigate_mkdtemp
 
-            path = memory or Path(tempfile.mkdtemp(prefix="scigate-evo-")) / "memory.db"
+            path = memory or scigate_mkdtemp("evo") / "memory.db"
             agent = EvoAgent.open(
                 path,
                 tools,

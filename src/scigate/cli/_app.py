@@ -2,11 +2,83 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
 import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 vendors click as typer._click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - older typer uses click itself
+    from click import exceptions as click_exceptions
 
 from scigate import __version__
 
+
+def one_line(text: object) -> str:
+    """`text` as one printable line: line breaks and other control characters (which a
+    path or a model's message may hold) are shown escaped, e.g. `\\n`, `\\x1e`."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in str(text).strip()
+    )
+
+
+class OneLineUsageError(Exception):
+    """A usage error to show as the one line `scigate: error: ...` with exit status 2.
+
+    Deliberately not a ClickException: typer would print those as a multi-line panel.
+    """
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print the message as one line on stderr."""
+        print(f"scigate: error: {one_line(self)}", file=file or sys.stderr)
+
+
+@contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    try:
+        yield
+    except click_exceptions.NoArgsIsHelpError:
+        raise
+    except click_exceptions.UsageError as exc:
+        raise OneLineUsageError(exc.format_message(), exc.exit_code) from None
+
+
+class ScigateGroup(TyperGroup):
+    """The root command: every invocation (the entry point, typer's CliRunner) validates its
+    options at the boundary (`scigate.cli._validate`) and shows usage errors as one line."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Attach the boundary checks to the command tree, then run it."""
+        from scigate.cli._validate import validate_tree
+
+        validate_tree(self)
+        try:
+            return super().main(*args, **kwargs)
+        except OneLineUsageError as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """Parse the root's own options; usage errors become one line."""
+        with _one_line_usage_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        """Parse and run the subcommands; usage errors become one line."""
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
 app = typer.Typer(
+    cls=ScigateGroup,
     name="scigate",
     help="A workbench for tool-dependent scientific evaluation.",
     no_args_is_help=True,
@@ -48,6 +120,9 @@ def _root(
         from scigate.sandbox import allow_unisolated as allow
 
         allow(True)
+    from scigate._tmp import sweep_stale_tempdirs
+
+    sweep_stale_tempdirs()  # what killed runs left in the temporary directory
 
 
 def _register() -> None:

@@ -250,7 +250,7 @@ def _open_db(db: Path):
 
     if not db.exists():
         raise BadInput(f"database not found: {db}")
-    return Store(db, create=False)
+    return Store(db, create=False, readonly=True)  # audit, report, export only read
 
 
 @app.command("audit")

@@ -11,6 +11,8 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from scigate.errors import BadInput
+
 
 @contextmanager
 def funnel_progress(
@@ -27,12 +29,16 @@ def funnel_progress(
     )
     task = progress.add_task("rounds", total=total or None)
     funnel = Text(description, style="dim")
-    with Live(Group(progress, funnel), console=console, refresh_per_second=8):
+    with Live(Group(progress, funnel), console=console, refresh_per_second=8) as live:
 
         def update(done: int, total: int, counts: Any) -> None:
             progress.update(task, completed=done, total=total)
             funnel.plain = counts.line()
 
-        yield update
+        try:
+            yield update
+        except BadInput:
+            live.transient = True  # bad input (e.g. a run in use): its one line is all we print
+            raise
     if not console.is_terminal:
         console.file.write("\n")  # Live leaves its last frame unterminated off a terminal

@@ -237,12 +237,13 @@ class TemplateCandidates:
 
     async def generate(self, round_index: int, feedback: Feedback) -> Generated:
         """Generate the round's candidate from the templates (deterministic in seed and round)."""
-        import tempfile
         import time
+
+        from scigate._tmp import scigate_mkdtemp
 
         t0 = time.perf_counter()
         gen = await self._acquire()
-        tmp = Path(tempfile.mkdtemp(prefix="scigate-tpl-"))
+        tmp = scigate_mkdtemp("tpl")
         try:
             out = await asyncio.to_thread(gen.generate, round_index, tmp / "candidate")
             cand = load_candidate(out)

@@ -6,6 +6,7 @@ write is one transaction and idempotent on a natural key, so concurrent writers
 duplicate a record.
 """
 
+from scigate.store._lock import RunLock, lock_path, lock_run
 from scigate.store._records import CandidateRecord, candidate_id, question_key
 from scigate.store._schema import SCHEMA_VERSION
 from scigate.store._store import GATE_OUTCOMES, RUN_STATUSES, Store
@@ -15,7 +16,10 @@ __all__ = [
     "RUN_STATUSES",
     "SCHEMA_VERSION",
     "CandidateRecord",
+    "RunLock",
     "Store",
     "candidate_id",
+    "lock_path",
+    "lock_run",
     "question_key",
 ]

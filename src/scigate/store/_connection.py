@@ -6,6 +6,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 from scigate.errors import BadInput
 from scigate.store._schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
@@ -14,7 +15,7 @@ from scigate.store._schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 BUSY_TIMEOUT = 30.0
 
 
-def check_path(path: Path, *, create: bool) -> None:
+def check_path(path: Path, *, create: bool, readonly: bool = False) -> None:
     """Raise BadInput unless `path` is (or, with `create`, may become) a database file."""
     if path.is_dir():
         raise BadInput(f"not a scigate run database: {path} (is a directory)")
@@ -33,22 +34,32 @@ def check_path(path: Path, *, create: bool) -> None:
         return
     if not os.access(path, os.R_OK):
         raise BadInput(f"cannot read run database: {path} (permission denied)")
-    if not os.access(path, os.W_OK):
+    if not readonly and not os.access(path, os.W_OK):
         raise BadInput(f"cannot write run database: {path} (permission denied)")
+    if not create and path.stat().st_size == 0:
+        raise _not_a_db(path, "an empty file")
 
 
 def _not_a_db(path: Path, why: str) -> BadInput:
     return BadInput(f"not a scigate run database: {path} ({why})")
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """A configured connection: WAL, synchronous=NORMAL, foreign keys, 30 s busy timeout.
 
     Transactions are explicit (`isolation_level=None`); the caller issues BEGIN IMMEDIATE.
+    `readonly` opens the file with SQLite's `mode=ro`: nothing can be written to it.
     """
+    target: str | Path = path
+    if readonly:
+        target = f"file:{quote(str(path.absolute()))}?mode=ro"
     try:
         conn = sqlite3.connect(
-            path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            target,
+            timeout=BUSY_TIMEOUT,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=readonly,
         )
     except sqlite3.Error as e:
         raise BadInput(f"cannot open run database: {path} ({e})") from None
@@ -57,7 +68,8 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         # The first read of the header: fails here for a file that is not a database.
         conn.execute("PRAGMA schema_version").fetchone()
-        _retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+        if not readonly:  # switching the journal mode writes the header
+            _retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as e:
@@ -83,13 +95,35 @@ def _retry_busy(fn, deadline: float = BUSY_TIMEOUT):
             delay = min(delay * 2, 0.2)
 
 
-def ensure_schema(conn: sqlite3.Connection, path: Path) -> None:
-    """Create the schema on a new database, migrate an older one, refuse a newer one."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    if version == SCHEMA_VERSION and app_id == APPLICATION_ID:
-        return  # the common case needs no write lock
-    _check_version(conn, path, version, app_id)
+def ensure_schema(
+    conn: sqlite3.Connection, path: Path, *, create: bool = True, readonly: bool = False
+) -> None:
+    """Create the schema on a new database, migrate an older one, refuse a newer one.
+
+    Without `create` a database that holds no schema yet (an empty SQLite file) is
+    refused rather than given one. A `readonly` connection migrates an older scigate
+    database through a short-lived writable connection of its own.
+    """
+    # One read transaction: the header and sqlite_master from the same snapshot (another
+    # process may be committing the schema between two autocommit reads).
+    conn.execute("BEGIN")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if version == SCHEMA_VERSION and app_id == APPLICATION_ID:
+            return  # the common case needs no write lock
+        _check_version(conn, path, version, app_id)
+    finally:
+        conn.execute("COMMIT")
+    if version == 0 and not create:
+        raise _not_a_db(path, "an empty SQLite database without scigate's schema")
+    if readonly:
+        writer = connect(path)
+        try:
+            ensure_schema(writer, path, create=create)
+        finally:
+            writer.close()
+        return
     _retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"))
     try:
         # Re-read under the lock: another process may have migrated meanwhile.

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from scigate.errors import BadInput, ScigateError
 from scigate.store._connection import check_path, connect, ensure_schema
+from scigate.store._lock import RunLock, lock_run
 from scigate.store._records import (
     CandidateRecord,
     candidate_id,
@@ -48,42 +49,60 @@ _CALL_JSON = ("settings", "messages", "tools", "response")
 _EVENT_JSON = ("data",)
 
 
+def _broken_json(name: str, row: dict[str, Any], table: str | None = None) -> BadInput:
+    where = next((f"{k} {row[k]!r}" for k in ("id", "call_key") if row.get(k)), "a row")
+    column = f"{table}.{name}" if table else name
+    return BadInput(f"run database is damaged: column {column} of {where} does not hold JSON")
+
+
 def _decode(row: sqlite3.Row, json_columns: Sequence[str]) -> dict[str, Any]:
     out = dict(row)
     for name in json_columns:
         if name in out:
-            out[name] = loads(out[name])
+            try:
+                out[name] = loads(out[name])
+            except (ValueError, TypeError):
+                raise _broken_json(name, out) from None
     return out
 
 
-def _decode_query_value(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("{", "["):
+def _decode_query_value(name: str, item: dict[str, Any]) -> Any:
+    """A JSON column of a query's row, decoded; a damaged one is BadInput, not a crash."""
+    value = item[name]
+    if isinstance(value, str):
         try:
             return loads(value)
         except ValueError:
-            return value
+            raise _broken_json(name, item) from None
     return value
 
 
 class Store:
     """The SQLite (WAL) run database at `path`.
 
-    `create=False` raises BadInput when the file does not exist. Opening a directory,
-    a file that is not a SQLite database, another program's database, an unreadable
-    path or a database written by a newer scigate raises BadInput with one line.
+    `create=False` raises BadInput when the file does not exist or holds no schema yet
+    (an empty file is not given one). `readonly=True` (audit, report, export) opens the
+    file read-only: no write can reach it. Opening a directory, a file that is not a
+    SQLite database, another program's database, an unreadable path or a database
+    written by a newer scigate raises BadInput with one line; so does reading a row whose
+    JSON column does not hold JSON.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, readonly: bool = False) -> None:
         self.path = Path(path)
-        check_path(self.path, create=create)
+        self.readonly = readonly
+        check_path(self.path, create=create and not readonly, readonly=readonly)
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._pid = os.getpid()
         self._closed = False
+        self._run_locks: dict[str, RunLock] = {}
         conn = self._conn()
         try:
-            ensure_schema(conn, self.path)
+            ensure_schema(conn, self.path, create=create and not readonly, readonly=readonly)
+            if readonly:  # a reader checks the whole file before printing or writing anything
+                self.check_json()
         except BaseException:
             self.close()
             raise
@@ -102,7 +121,7 @@ class Store:
             self._pid = os.getpid()
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = connect(self.path)
+            conn = connect(self.path, readonly=self.readonly)
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
@@ -111,6 +130,8 @@ class Store:
     @contextmanager
     def _write(self, what: str) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+        if self.readonly:
+            raise ScigateError(f"cannot {what}: run database {self.path} is open read-only")
         conn = self._conn()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -144,6 +165,8 @@ class Store:
                     conn.close()
         self._local = threading.local()
         self._closed = True
+        for run_id in list(getattr(self, "_run_locks", {})):
+            self.release_run(run_id)
 
     def __enter__(self) -> Store:
         return self
@@ -153,6 +176,22 @@ class Store:
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
+
+    def check_json(self) -> None:
+        """Raise BadInput naming the first row whose JSON column does not hold valid JSON."""
+        conn = self._conn()
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+            for name in columns:
+                if name not in JSON_COLUMNS:
+                    continue
+                bad = conn.execute(
+                    f'SELECT * FROM "{table}" WHERE "{name}" IS NOT NULL'
+                    f' AND NOT json_valid("{name}") LIMIT 1'
+                ).fetchone()
+                if bad is not None:
+                    raise _broken_json(name, dict(bad), table)
 
     # -- runs -------------------------------------------------------------------------
 
@@ -170,13 +209,46 @@ class Store:
         """
         if not run_id:
             run_id = f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
-        with self._write("create run") as conn:
-            conn.execute(
-                "INSERT INTO runs (id, kind, domain, config, status, created_at)"
-                " VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT (id) DO NOTHING",
-                (run_id, kind, domain, dumps(config or {}), time.time()),
-            )
+        held = self._holds(run_id)
+        self.claim_run(run_id)
+        try:
+            with self._write("create run") as conn:
+                conn.execute(
+                    "INSERT INTO runs (id, kind, domain, config, status, created_at)"
+                    " VALUES (?, ?, ?, ?, 'running', ?) ON CONFLICT (id) DO NOTHING",
+                    (run_id, kind, domain, dumps(config or {}), time.time()),
+                )
+        except BaseException:
+            if not held:
+                self.release_run(run_id)
+            raise
         return run_id
+
+    # -- one writer per run -------------------------------------------------------------
+
+    def claim_run(self, run_id: str) -> RunLock:
+        """Hold the run's lock (`scigate.store.lock_run`) until its status becomes final
+        or this store closes; BadInput when another live process works on the run.
+
+        `create_run` and `set_run_status` claim the run themselves, so a second process
+        resuming a live run is refused before it writes anything.
+        """
+        lock = self._run_locks.get(run_id)
+        if lock is not None and lock.held:
+            return lock
+        lock = lock_run(self.path, run_id)
+        self._run_locks[run_id] = lock
+        return lock
+
+    def release_run(self, run_id: str) -> None:
+        """Give up this store's claim on the run (no-op when it holds none)."""
+        lock = self._run_locks.pop(run_id, None)
+        if lock is not None:
+            lock.release()
+
+    def _holds(self, run_id: str) -> bool:
+        lock = self._run_locks.get(run_id)
+        return lock is not None and lock.held
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """The run with this id, or None."""
@@ -201,13 +273,22 @@ class Store:
         if status not in RUN_STATUSES:
             raise BadInput(f"unknown run status {status!r} (expected one of {RUN_STATUSES})")
         finished_at = None if status == "running" else time.time()
-        with self._write("set run status") as conn:
-            cur = conn.execute(
-                "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
-                (status, finished_at, run_id),
-            )
-            if cur.rowcount == 0:
-                raise BadInput(f"no run {run_id!r} in {self.path}")
+        held = self._holds(run_id)
+        self.claim_run(run_id)  # only the process working on a run changes its status
+        try:
+            with self._write("set run status") as conn:
+                cur = conn.execute(
+                    "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
+                    (status, finished_at, run_id),
+                )
+                if cur.rowcount == 0:
+                    raise BadInput(f"no run {run_id!r} in {self.path}")
+        except BaseException:
+            if not held:
+                self.release_run(run_id)
+            raise
+        if status != "running":
+            self.release_run(run_id)
 
     # -- attempts ---------------------------------------------------------------------
 
@@ -527,7 +608,7 @@ class Store:
             item = dict(zip(names, row, strict=True))
             for name in names:
                 if name in JSON_COLUMNS:
-                    item[name] = _decode_query_value(item[name])
+                    item[name] = _decode_query_value(name, item)
             out.append(item)
         return out
 

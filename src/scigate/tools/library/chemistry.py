@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import warnings
 from typing import Any
 
+from scigate._tmp import scigate_tempdir
 from scigate.tools._tool import ToolExample, ToolInputError, tool
 from scigate.tools.library.chemistry_common import (
     RDKIT,
@@ -56,7 +56,7 @@ def name_to_smiles(name: str) -> str:
     from py2opsin import py2opsin
 
     with (
-        tempfile.TemporaryDirectory(prefix="scigate-opsin-") as tmp,
+        scigate_tempdir("opsin") as tmp,
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always")

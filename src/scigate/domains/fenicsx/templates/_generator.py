@@ -17,12 +17,12 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scigate._tmp import scigate_tempdir
 from scigate.errors import BadInput, ScigateError
 
 from ._families import FAMILIES, get_family, render
@@ -261,7 +261,7 @@ class TemplateGenerator:
 
 def run_solution(candidate: Path, python: str = sys.executable, timeout: float = 300.0) -> str:
     """Run ``solution.py`` in a fresh copy without answer.txt; return its single printed line."""
-    with tempfile.TemporaryDirectory(prefix="scigate-check-") as tmp:
+    with scigate_tempdir("check") as tmp:
         copy = Path(tmp) / "candidate"
         shutil.copytree(candidate, copy, ignore=shutil.ignore_patterns("answer.txt"))
         proc = subprocess.run(

@@ -11,6 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from scigate._tmp import scigate_tempdir
 from scigate.errors import ScigateError
 
 WORKER = Path(__file__).with_name("_worker.py")
@@ -42,7 +43,7 @@ class ScriptWorker:
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="scigate-worker-")
+            self._tmp = scigate_tempdir("worker")
             self._proc = subprocess.Popen(
                 [self.python, str(WORKER)],
                 stdin=subprocess.PIPE,
