@@ -39,7 +39,7 @@ def _common(rounds: int) -> list[str]:
         "--screen",
         "cue/largest",
         "--screen",
-        model_spec("screens:mumbles"),
+        model_spec("screens:picks_largest"),
         "--solver",
         model_spec("solvers:runs_code"),
         "--rounds",
@@ -60,7 +60,7 @@ def test_loop_records_every_outcome_and_feeds_failures_back(tmp_path: Path) -> N
     out = json.loads(p.stdout)
     funnel = out["funnel"]
     assert funnel["generated"] == 3 and funnel["verified"] == 2 and funnel["solved"] == 2
-    assert funnel["screens"] == {"cue/largest": 2, model_spec("screens:mumbles"): 2}
+    assert funnel["screens"] == {"cue/largest": 2, model_spec("screens:picks_largest"): 2}
     assert funnel["unique"] == 1 and funnel["duplicates"] == 1
 
     store = Store(db)
