@@ -150,6 +150,19 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return out
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def parse_answer_letter(text: str, *, where: str = "answer.txt") -> str:
     """The proposed letter from answer.txt ('B', '(B)', 'B) ...', 'Answer: B')."""
     first = text.strip().splitlines()[0].strip() if text.strip() else ""
