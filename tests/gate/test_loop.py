@@ -272,3 +272,23 @@ def test_resume_with_other_screens_is_bad_input_not_ignored(tmp_path: Path) -> N
         asyncio.run(run_loop(other, store, resume=True))
     assert store.get_run(run_id)["config"]["screens"] == ["cue/middle"]
     store.close()
+
+
+def test_repeat_with_another_proposal_is_its_own_record_and_is_verified(tmp_path: Path) -> None:
+    """Same question and options, new proposal: identity covers the proposal, so the
+    second proposal gets its own gate-1 run instead of inheriting the first one's."""
+    db = tmp_path / "run.db"
+    _run(db, *_common(2), env={"SCIGATE_TEST_REPROPOSE": "1"})
+    store = Store(db)
+    attempts = {a["round"]: a for a in store.attempts()}
+    first, second = attempts[0]["candidate_id"], attempts[1]["candidate_id"]
+    assert first != second
+    assert store.get_candidate(second).answer == "A"
+    assert store.get_candidate(second).duplicate_of == first
+    verified = {g["candidate_id"]: g for g in store.gate_results() if g["gate"] == "verify"}
+    assert set(verified) == {first, second}
+    assert (
+        "0.142857" in verified[second]["reason"]
+        and "proposed option A" in verified[second]["reason"]
+    )
+    store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -31,13 +32,18 @@ class Candidate(BaseModel):
     solution: str = ""
     meta: dict[str, Any] = Field(default_factory=dict)
     path: Path | None = None
+    stored_id: str | None = Field(default=None, exclude=True)  # the record's id, when loaded
 
     @property
     def id(self) -> str:
-        """Content address: hash of question and options (same as the run database's)."""
-        from scigate.store import candidate_id
+        """Content address of question, options, proposal and solution.
 
-        return candidate_id(self.question, self.options)
+        A repeat of a question with another proposal or solution is its own record and is
+        gated on its own; the store still links it to the first by `duplicate_of`.
+        """
+        if self.stored_id:
+            return self.stored_id
+        return candidate_identity(self.question, self.options, self.answer, self.solution)
 
     @property
     def answer_value(self) -> str | None:
@@ -64,6 +70,24 @@ class Candidate(BaseModel):
         if include_meta and self.meta:
             (directory / "meta.json").write_text(json.dumps(self.meta, indent=2) + "\n")
         return directory
+
+
+def candidate_identity(
+    question: str, options: dict[str, str], answer: str | None, solution: str
+) -> str:
+    """16 hex chars of sha256 over the canonical JSON of the four parts."""
+    canonical = json.dumps(
+        {
+            "question": question.strip(),
+            "options": dict(sorted(options.items())),
+            "answer": (answer or "").strip().upper(),
+            "solution": solution.strip(),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def load_candidate(
