@@ -292,3 +292,29 @@ def test_repeat_with_another_proposal_is_its_own_record_and_is_verified(tmp_path
         and "proposed option A" in verified[second]["reason"]
     )
     store.close()
+
+
+def test_same_seed_same_gate_outcomes_across_runs(tmp_path: Path) -> None:
+    """Cue tie-breaks and shuffles derive from --seed, not the run id."""
+
+    def outcomes(db: Path) -> list[tuple]:
+        args = [a if a != "cue/largest" else "cue/middle" for a in _common(4)]
+        _run(db, *args, "--seed", "7")
+        store = Store(db)
+        rows = sorted(
+            (
+                g["candidate_id"],
+                g["gate"],
+                g["screen"] or "",
+                g["outcome"],
+                json.dumps(
+                    [c.get("chosen_original") for c in (g["detail"] or {}).get("calls", [])]
+                ),
+            )
+            for g in store.gate_results()
+        )
+        store.close()
+        return rows
+
+    a, b = outcomes(tmp_path / "a.db"), outcomes(tmp_path / "b.db")
+    assert a == b and any(r[1] == "screen" for r in a)
