@@ -70,3 +70,12 @@ def test_cli_bad_candidate_exits_2_with_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and "3 options" in lines[0] and "Traceback" not in proc.stderr
     proc = _scigate("gate", "verify", str(tmp_path / "missing"))
     assert proc.returncode == 2 and "not found" in proc.stderr
+
+
+def test_duplicate_option_key_is_bad_input(tmp_path: Path) -> None:
+    """json keeps the last of two equal keys silently; a repeated letter must be refused."""
+    d = write_candidate(tmp_path / "c")
+    (d / "options.json").write_text('{"A": "1", "B": "2", "C": "3", "D": "4", "B": "5"}')
+    proc = _scigate("gate", "verify", str(d))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "'B' twice" in proc.stderr, proc.stderr

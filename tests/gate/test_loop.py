@@ -39,7 +39,7 @@ def _common(rounds: int) -> list[str]:
         "--screen",
         "cue/largest",
         "--screen",
-        model_spec("screens:mumbles"),
+        model_spec("screens:picks_largest"),
         "--solver",
         model_spec("solvers:runs_code"),
         "--rounds",
@@ -60,7 +60,7 @@ def test_loop_records_every_outcome_and_feeds_failures_back(tmp_path: Path) -> N
     out = json.loads(p.stdout)
     funnel = out["funnel"]
     assert funnel["generated"] == 3 and funnel["verified"] == 2 and funnel["solved"] == 2
-    assert funnel["screens"] == {"cue/largest": 2, model_spec("screens:mumbles"): 2}
+    assert funnel["screens"] == {"cue/largest": 2, model_spec("screens:picks_largest"): 2}
     assert funnel["unique"] == 1 and funnel["duplicates"] == 1
 
     store = Store(db)
@@ -272,3 +272,49 @@ def test_resume_with_other_screens_is_bad_input_not_ignored(tmp_path: Path) -> N
         asyncio.run(run_loop(other, store, resume=True))
     assert store.get_run(run_id)["config"]["screens"] == ["cue/middle"]
     store.close()
+
+
+def test_repeat_with_another_proposal_is_its_own_record_and_is_verified(tmp_path: Path) -> None:
+    """Same question and options, new proposal: identity covers the proposal, so the
+    second proposal gets its own gate-1 run instead of inheriting the first one's."""
+    db = tmp_path / "run.db"
+    _run(db, *_common(2), env={"SCIGATE_TEST_REPROPOSE": "1"})
+    store = Store(db)
+    attempts = {a["round"]: a for a in store.attempts()}
+    first, second = attempts[0]["candidate_id"], attempts[1]["candidate_id"]
+    assert first != second
+    assert store.get_candidate(second).answer == "A"
+    assert store.get_candidate(second).duplicate_of == first
+    verified = {g["candidate_id"]: g for g in store.gate_results() if g["gate"] == "verify"}
+    assert set(verified) == {first, second}
+    assert (
+        "0.142857" in verified[second]["reason"]
+        and "proposed option A" in verified[second]["reason"]
+    )
+    store.close()
+
+
+def test_same_seed_same_gate_outcomes_across_runs(tmp_path: Path) -> None:
+    """Cue tie-breaks and shuffles derive from --seed, not the run id."""
+
+    def outcomes(db: Path) -> list[tuple]:
+        args = [a if a != "cue/largest" else "cue/middle" for a in _common(4)]
+        _run(db, *args, "--seed", "7")
+        store = Store(db)
+        rows = sorted(
+            (
+                g["candidate_id"],
+                g["gate"],
+                g["screen"] or "",
+                g["outcome"],
+                json.dumps(
+                    [c.get("chosen_original") for c in (g["detail"] or {}).get("calls", [])]
+                ),
+            )
+            for g in store.gate_results()
+        )
+        store.close()
+        return rows
+
+    a, b = outcomes(tmp_path / "a.db"), outcomes(tmp_path / "b.db")
+    assert a == b and any(r[1] == "screen" for r in a)

@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scigate.gate import load_candidate, make_responder, presentation_order, run_screen
+from scigate.gate._screen import MAX_EXTRA_CALLS, Reply
 
 from .conftest import model_spec
 
@@ -50,11 +53,12 @@ def test_orders_are_seeded_from_candidate_screen_and_call() -> None:
     assert len(orders) > 6
 
 
-def test_unparseable_reply_counts_wrong_and_is_kept(candidate_dir: Path) -> None:
+def test_unparseable_replies_are_kept_replaced_and_never_pass(candidate_dir: Path) -> None:
     r = _screen(candidate_dir, model_spec("screens:mumbles"))
-    assert not r.solved and r.correct_calls == 0
+    assert not r.solved and r.correct_calls == 0 and r.inconclusive
     assert r.calls[0].reply.startswith("It depends on the mesh") and r.calls[0].chosen_value is None
-    assert r.early_stop and len(r.calls) == 2
+    assert len(r.calls) == 3 + MAX_EXTRA_CALLS and r.answered_calls == 0
+    assert "unparseable" in r.reason
 
 
 def test_cue_screens(candidate_dir: Path) -> None:
@@ -128,5 +132,61 @@ def test_failed_calls_do_not_pass_the_screen(candidate_dir: Path) -> None:
         timeout=120,
     )
     assert p.returncode == 1, p.stdout + p.stderr
-    # A wrong answer is still evidence: an unreadable reply is conclusive.
-    assert not _screen(candidate_dir, model_spec("screens:mumbles")).inconclusive
+    assert len(r.calls) == 3 + MAX_EXTRA_CALLS  # each failed call was replaced, up to the limit
+
+
+class _Scripted:
+    """A responder that answers a fixed sequence: 'fail', 'wrong', 'right' or 'mumble'."""
+
+    def __init__(self, script: list[str]) -> None:
+        self.name, self.script = "scripted", script
+
+    async def respond(self, candidate, shown, call_index, call_key, *, tie_key=""):
+        step = self.script[call_index]
+        if step == "fail":
+            return Reply(text=None, error="RuntimeError: HTTP 503")
+        if step == "mumble":
+            return Reply(text="I cannot say.")
+        want = candidate.answer_value if step == "right" else candidate.options["A"]
+        letter = next(k for k, v in shown.items() if v == want)
+        return Reply(text=f"Answer: {letter}")
+
+
+@pytest.mark.parametrize(
+    ("script", "solved", "inconclusive", "calls"),
+    [
+        (["fail", "wrong", "right", "right"], True, False, 4),  # fail replaced: 2 of 3
+        (["mumble", "wrong", "right", "right"], True, False, 4),
+        (["fail", "wrong", "wrong", "right"], False, False, 3),  # 2 wrong answered: decided
+        (["fail", "wrong", "fail", "fail", "fail", "right"], False, True, 6),  # limit reached
+        (["fail"] * 6, False, True, 6),
+    ],
+)
+def test_verdict_counts_answered_calls_only(
+    candidate_dir: Path, script: list[str], solved: bool, inconclusive: bool, calls: int
+) -> None:
+    cand = load_candidate(candidate_dir)
+    r = asyncio.run(run_screen(cand, _Scripted(script), calls=3))
+    assert (r.solved, r.inconclusive, len(r.calls)) == (solved, inconclusive, calls), r.reason
+    if inconclusive:
+        assert "could not decide" in r.reason
+
+
+def test_cue_tie_breaks_follow_the_seed_not_the_run(candidate_dir: Path) -> None:
+    """Same seed, different run ids: identical choices; another seed may differ."""
+    cand = load_candidate(candidate_dir)
+
+    def choices(seed: int, prefix: str) -> list[tuple]:
+        out = []
+        for i in range(8):
+            c = cand.model_copy(update={"question": f"{cand.question} ({i})"})
+            r = asyncio.run(
+                run_screen(
+                    c, make_responder("cue/middle"), seed=seed, key_prefix=prefix, early_stop=False
+                )
+            )
+            out.append(tuple((x.chosen_original, tuple(x.order)) for x in r.calls))
+        return out
+
+    assert choices(5, "run-one:") == choices(5, "run-two:")
+    assert choices(5, "run-one:") != choices(6, "run-one:")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scigate.gate import load_candidate, solve_with_command, solve_with_model
 
-from .conftest import model_spec
+from .conftest import model_spec, write_candidate
 
 
 def test_builtin_agent_runs_code_and_submits_its_output(candidate_dir: Path) -> None:
@@ -19,8 +19,9 @@ def test_builtin_agent_runs_code_and_submits_its_output(candidate_dir: Path) -> 
     assert r.model_calls == 2
 
 
-def test_workspace_holds_only_question_and_options(candidate_dir: Path) -> None:
-    cand = load_candidate(candidate_dir)
+def test_workspace_holds_only_question_and_options(tmp_path: Path) -> None:
+    d = write_candidate(tmp_path / "c", meta={"answer_value": "0.285714", "family": "x"})
+    cand = load_candidate(d)
     r = asyncio.run(solve_with_model(cand, model_spec("solvers:reads_workspace"), time_limit=60))
     assert not r.solved and r.reason.startswith("wrong answer") and r.flagged_for_review
 

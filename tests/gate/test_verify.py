@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scigate.gate import verify
+from scigate.gate import load_candidate, verify
 
 from .conftest import write_candidate
 
@@ -124,3 +124,29 @@ def test_verification_copies_the_candidates_data_files(tmp_path: Path) -> None:
     (d / "data" / "value.txt").write_text("0.285714\n")
     r = verify(d, timeout=60)
     assert r.passed, r.reason
+
+
+# The sandbox may add its own dot-directories (a private home); list the rest.
+_LISTS = "import os\nprint(sorted(n for n in os.listdir('.') if not n.startswith('.')))\n"
+_READS_NOTES = "import json\nm = json.load(open('meta.json'))\nprint(m['answer_value'])\n"
+
+
+def test_solution_that_reads_the_generator_notes_fails(tmp_path: Path) -> None:
+    """meta.json records the proposal; a solution reading it would pass without computing."""
+    meta = {"answer_value": "0.285714", "distractors": "B is the right one"}
+    d = write_candidate(tmp_path / "c", solution=_READS_NOTES, meta=meta)
+    (d / "notes.md").write_text("the answer is B\n")
+    r = verify(d, timeout=60)
+    assert not r.passed and r.reason.startswith("crash"), r.reason
+    assert "meta.json" in r.stderr_tail
+    # The in-memory form (no directory) leaves the notes out as well.
+    cand = load_candidate(d)
+    cand.path = None
+    assert cand.meta == meta
+    r = verify(cand, timeout=60)
+    assert not r.passed and "meta.json" in r.stderr_tail
+    # Data files still arrive.
+    d2 = write_candidate(tmp_path / "c2", solution=_LISTS, meta=meta)
+    (d2 / "table.csv").write_text("x\n")
+    r = verify(d2, timeout=60)
+    assert r.printed == "['options.json', 'question.md', 'solution.py', 'table.csv']", r.reason

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -15,6 +16,12 @@ from scigate.gate._values import options_distinct
 
 LETTERS = ("A", "B", "C", "D")
 
+# Files that record the proposal or the generator's notes (distractor provenance, the
+# intended answer). They stay in the candidate directory and the run database and never
+# reach a verification, invariance or solver workspace: a solution that could read them
+# would reproduce the proposal without computing it. Matched at any depth, globs allowed.
+PRIVATE_FILES = ("answer.txt", "meta.json", "notes*", "NOTES*", "*.notes", "__pycache__")
+
 
 class Candidate(BaseModel):
     """One ToolGate item: public question and options, proposed answer, solution script."""
@@ -25,13 +32,18 @@ class Candidate(BaseModel):
     solution: str = ""
     meta: dict[str, Any] = Field(default_factory=dict)
     path: Path | None = None
+    stored_id: str | None = Field(default=None, exclude=True)  # the record's id, when loaded
 
     @property
     def id(self) -> str:
-        """Content address: hash of question and options (same as the run database's)."""
-        from scigate.store import candidate_id
+        """Content address of question, options, proposal and solution.
 
-        return candidate_id(self.question, self.options)
+        A repeat of a question with another proposal or solution is its own record and is
+        gated on its own; the store still links it to the first by `duplicate_of`.
+        """
+        if self.stored_id:
+            return self.stored_id
+        return candidate_identity(self.question, self.options, self.answer, self.solution)
 
     @property
     def answer_value(self) -> str | None:
@@ -44,8 +56,10 @@ class Candidate(BaseModel):
             "options.json": json.dumps(self.options, indent=2) + "\n",
         }
 
-    def write(self, directory: Path, *, include_answer: bool = True) -> Path:
-        """Write the candidate as a directory (answer.txt only when asked)."""
+    def write(
+        self, directory: Path, *, include_answer: bool = True, include_meta: bool = True
+    ) -> Path:
+        """Write the candidate as a directory (answer.txt and meta.json only when asked)."""
         directory.mkdir(parents=True, exist_ok=True)
         for name, text in self.public_files().items():
             (directory / name).write_text(text)
@@ -53,9 +67,27 @@ class Candidate(BaseModel):
             (directory / "solution.py").write_text(self.solution)
         if include_answer and self.answer:
             (directory / "answer.txt").write_text(self.answer + "\n")
-        if self.meta:
+        if include_meta and self.meta:
             (directory / "meta.json").write_text(json.dumps(self.meta, indent=2) + "\n")
         return directory
+
+
+def candidate_identity(
+    question: str, options: dict[str, str], answer: str | None, solution: str
+) -> str:
+    """16 hex chars of sha256 over the canonical JSON of the four parts."""
+    canonical = json.dumps(
+        {
+            "question": question.strip(),
+            "options": dict(sorted(options.items())),
+            "answer": (answer or "").strip().upper(),
+            "solution": solution.strip(),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def load_candidate(
@@ -101,9 +133,11 @@ def load_candidate(
 def parse_options(text: str, *, where: str = "options.json") -> dict[str, str]:
     """Exactly four distinct options keyed A-D, values as strings."""
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except _DuplicateKey as exc:
+        raise BadInput(f"{where} gives the key {exc.args[0]!r} twice") from None
     if not isinstance(raw, dict):
         raise BadInput(f"{where} must be a JSON object mapping letters A-D to options")
     if len(raw) != 4:
@@ -126,6 +160,33 @@ def parse_options(text: str, *, where: str = "options.json") -> dict[str, str]:
     return options
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object hook that refuses a repeated key (json keeps the last one silently)."""
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def parse_answer_letter(text: str, *, where: str = "answer.txt") -> str:
     """The proposed letter from answer.txt ('B', '(B)', 'B) ...', 'Answer: B')."""
     first = text.strip().splitlines()[0].strip() if text.strip() else ""
@@ -136,8 +197,8 @@ def parse_answer_letter(text: str, *, where: str = "answer.txt") -> str:
 
 
 def copy_without_answer(src: Path, dest: Path) -> Path:
-    """Copy a candidate directory for verification, leaving out answer.txt."""
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("answer.txt", "__pycache__"))
+    """Copy a candidate directory for verification, leaving out answer.txt and the notes."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(*PRIVATE_FILES))
     return dest
 
 

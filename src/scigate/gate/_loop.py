@@ -360,6 +360,7 @@ def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
     from scigate.store import CandidateRecord
 
     record = CandidateRecord(
+        id=cand.id,
         run_id=run_id,
         question=cand.question,
         options=cand.options,
@@ -392,6 +393,7 @@ def candidate_from_record(rec: Any) -> Candidate:
         answer=rec.answer or None,
         solution=rec.solution,
         meta=rec.meta or {},
+        stored_id=rec.id,
     )
 
 

@@ -26,7 +26,13 @@ class ModelResponder:
         self._get_model = get_model
 
     async def respond(
-        self, candidate: Candidate, shown: dict[str, str], call_index: int, call_key: str
+        self,
+        candidate: Candidate,
+        shown: dict[str, str],
+        call_index: int,
+        call_key: str,
+        *,
+        tie_key: str = "",
     ) -> Reply:
         """Ask the model once; reuse a recorded answer with the same key on resume."""
         if self.store is not None:
@@ -53,7 +59,7 @@ class ModelResponder:
         ]
         try:
             out = await model.generate(messages)
-        except Exception as exc:  # a failed call counts as wrong, and is kept
+        except Exception as exc:  # a failed call is kept and replaced by the screen
             return Reply(text=None, error=f"{type(exc).__name__}: {exc}")
         return Reply(
             text=out.text,
@@ -121,13 +127,22 @@ class CueResponder:
         self.description, self._rule = CUES[cue]
 
     async def respond(
-        self, candidate: Candidate, shown: dict[str, str], call_index: int, call_key: str
+        self,
+        candidate: Candidate,
+        shown: dict[str, str],
+        call_index: int,
+        call_key: str,
+        *,
+        tie_key: str = "",
     ) -> Reply:
-        """Answer 'Answer: X' by the cue's rule (seeded per presentation)."""
-        rng = random.Random(call_key)
+        """Answer 'Answer: X' by the cue's rule; ties are seeded by the presentation
+        (`tie_key`: seed, candidate, screen, call), never by the run."""
+        rng = random.Random(tie_key or call_key)
         letter = self._rule(shown, rng)
         if letter is None:
-            return Reply(text=f"(cue {self.name} does not apply: options are not numeric)")
+            return Reply(
+                text=f"(cue {self.name} does not apply: options are not numeric)", declined=True
+            )
         return Reply(text=f"Answer: {letter}")
 
 

@@ -3,8 +3,13 @@
 A screen is one model spec with its settings. It makes up to three calls, each with an
 independently shuffled option order seeded from (seed, candidate, screen, call). Each
 chosen option is mapped back to its value and graded by value. Two correct calls out of
-three mean the screen solves the candidate, which is then rejected as too easy. The
-calls stop early once the first two agree (the majority is decided).
+three mean the screen solves the candidate, which is then rejected as too easy.
+
+Only answered calls count. A call that fails (the model errors after the model layer's
+retries, or its reply cannot be read) is kept and replaced by a further call with a
+fresh presentation, up to `MAX_EXTRA_CALLS` replacements. If the answered calls still
+cannot decide the majority, the outcome is inconclusive (`error`), never a pass. Early
+stopping looks at answered calls only.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from pydantic import BaseModel, Field
 
 from scigate.gate._candidate import LETTERS, Candidate
 from scigate.gate._values import values_match
+
+MAX_EXTRA_CALLS = 3  # replacements for failed calls, on top of the planned calls
 
 SCREEN_SYSTEM = (
     "You are answering a multiple-choice question. You have no tools, no code execution, "
@@ -57,32 +64,45 @@ class ScreenResult(BaseModel):
 
     @property
     def failed_calls(self) -> int:
-        """Calls that got no answer because the model call failed."""
+        """Calls that got no readable answer (model error or unparseable reply)."""
         return sum(c.error is not None for c in self.calls)
 
     @property
+    def answered_calls(self) -> int:
+        """Calls that gave a readable answer; only these count towards the verdict."""
+        return len(self.calls) - self.failed_calls
+
+    @property
     def inconclusive(self) -> bool:
-        """Not solved only because calls failed: answered, they could have solved it."""
+        """Not solved, and the answered calls are too few to rule a majority out."""
         needed = self.planned_calls // 2 + 1
-        return not self.solved and self.correct_calls + self.failed_calls >= needed
+        wrong = self.answered_calls - self.correct_calls
+        return not self.solved and wrong <= self.planned_calls - needed
 
     @property
     def reason(self) -> str:
-        n = len(self.calls)
+        n = self.answered_calls
         if self.inconclusive:
-            last = next(c.error for c in reversed(self.calls) if c.error is not None)
+            last = next((c.error for c in reversed(self.calls) if c.error), "too few calls")
             return (
-                f"{self.screen} could not decide: {self.failed_calls} of {n} calls failed ({last})"
+                f"{self.screen} could not decide: {self.failed_calls} of {len(self.calls)} "
+                f"calls failed ({last}); {n} answered, {self.correct_calls} correct"
             )
         verdict = "solved it (rejected as too easy)" if self.solved else "did not solve it"
         stop = "; stopped early, majority decided" if self.early_stop else ""
-        return f"{self.screen} {verdict}: {self.correct_calls} of {n} calls correct{stop}"
+        failed = f" ({self.failed_calls} failed calls replaced)" if self.failed_calls else ""
+        return (
+            f"{self.screen} {verdict}: {self.correct_calls} of {n} answered calls correct"
+            f"{failed}{stop}"
+        )
 
     def summary(self) -> dict[str, Any]:
         """The JSON shape of interfaces.md plus the extra fields."""
         data = self.model_dump()
         data["reason"] = self.reason
         data["inconclusive"] = self.inconclusive
+        data["answered_calls"] = self.answered_calls
+        data["failed_calls"] = self.failed_calls
         return data
 
 
@@ -91,6 +111,7 @@ class Reply(BaseModel):
 
     text: str | None
     error: str | None = None
+    declined: bool = False  # a deliberate non-answer (a cue that does not apply): wrong
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
@@ -102,7 +123,13 @@ class Responder(Protocol):
     name: str
 
     async def respond(
-        self, candidate: Candidate, shown: dict[str, str], call_index: int, call_key: str
+        self,
+        candidate: Candidate,
+        shown: dict[str, str],
+        call_index: int,
+        call_key: str,
+        *,
+        tie_key: str = "",
     ) -> Reply: ...
 
 
@@ -157,12 +184,21 @@ async def run_screen(
     started = time.perf_counter()
     records: list[ScreenCall] = []
     stopped_early = False
-    for i in range(calls):
+    correct = wrong = 0
+    for i in range(calls + MAX_EXTRA_CALLS):
+        if correct + wrong >= calls:
+            break
+        if early_stop and (correct >= needed or wrong > calls - needed):
+            stopped_early = True  # the answered calls decided the majority
+            break
         order = presentation_order(seed, candidate.id, responder.name, i)
         shown = {LETTERS[k]: candidate.options[orig] for k, orig in enumerate(order)}
+        # Everything random in a screen (cue tie-breaks) derives from the seed and the
+        # content, never the run: the run id only keys the recorded model calls.
+        tie_key = f"screen:{candidate.id}:{responder.name}:{seed}:{i}"
         t0 = time.perf_counter()
         reply = await responder.respond(
-            candidate, shown, i, f"{key_prefix}screen:{candidate.id}:{responder.name}:{seed}:{i}"
+            candidate, shown, i, f"{key_prefix}{tie_key}", tie_key=tie_key
         )
         call = ScreenCall(
             index=i,
@@ -180,13 +216,12 @@ async def run_screen(
             call.chosen_original = order[LETTERS.index(chosen)]
             call.chosen_value = shown[chosen]
             call.correct = values_match(call.chosen_value, proposed_value)
+        elif call.error is None and not reply.declined:
+            call.error = "unparseable reply: no option letter could be read"
         records.append(call)
-        correct = sum(c.correct for c in records)
-        wrong = len(records) - correct
-        if early_stop and i + 1 < calls and (correct >= needed or wrong > calls - needed):
-            stopped_early = True
-            break
-    correct = sum(c.correct for c in records)
+        if call.error is None:
+            correct += call.correct
+            wrong += not call.correct
     return ScreenResult(
         screen=responder.name,
         solved=correct >= needed,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from scigate.gate._candidate import Candidate, load_candidate
+from scigate.gate._candidate import PRIVATE_FILES, Candidate, load_candidate
 from scigate.gate._values import match_option
 
 DEFAULT_TIMEOUT = 300.0
@@ -55,11 +55,12 @@ def verify(
     if memory_bytes is not None:
         limits.memory_bytes = memory_bytes
     if cand.path is not None and cand.path.is_dir():
-        # A fresh copy of the directory (data files included), without answer.txt.
-        workspace = sandbox.fresh_workspace(cand.path, exclude=("answer.txt", "__pycache__"))
+        # A fresh copy of the directory (data files included), without answer.txt and
+        # the generator's notes (meta.json): those live in the run database.
+        workspace = sandbox.fresh_workspace(cand.path, exclude=PRIVATE_FILES)
     else:
         workspace = sandbox.fresh_workspace()
-        cand.write(workspace, include_answer=False)
+        cand.write(workspace, include_answer=False, include_meta=False)
     try:
         result = sandbox.run_python(
             script=workspace / "solution.py",

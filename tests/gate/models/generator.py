@@ -3,7 +3,8 @@
 Round 0 writes a good candidate, round 1 a broken one (two printed lines), round 2 the
 round-0 question with other options (an exact duplicate question), later rounds new
 good candidates. Every prompt it sees is appended to $SCIGATE_TEST_PROMPTS when set;
-$SCIGATE_TEST_SLOW makes rounds >= 2 take that many seconds.
+$SCIGATE_TEST_SLOW makes rounds >= 2 take that many seconds; $SCIGATE_TEST_REPROPOSE
+makes round 1 repeat round 0's question and options with another proposal.
 """
 
 import json
@@ -19,6 +20,14 @@ def _files(round_index: int) -> dict:
     question = "Compute 2/7 rounded to exactly six decimal places."
     options = {"A": "0.142857", "B": "0.285714", "C": "0.428571", "D": "0.571429"}
     solution = GOOD_SOLUTION
+    if round_index == 1 and os.environ.get("SCIGATE_TEST_REPROPOSE"):
+        # round 0's question and options again, with another proposal and solution
+        return {
+            "question.md": question,
+            "options.json": json.dumps(options),
+            "answer.txt": "A",
+            "solution.py": "print('0.142857')\n",
+        }
     if round_index == 1:
         question = "Compute 2/7 (broken solution) rounded to six decimals."
         solution = BROKEN_SOLUTION

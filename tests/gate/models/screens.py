@@ -29,3 +29,10 @@ def mumbles(messages, tools=None, **settings):
 def unavailable(messages, tools=None, **settings):
     """Every call fails, as an API outage or a wrong key does."""
     raise RuntimeError("HTTP 503: service unavailable")
+
+
+def picks_largest(messages, tools=None, **settings):
+    """A readable answer that reasons from the value rank only: the largest value."""
+    shown = _shown(messages)
+    letter = max(shown, key=lambda k: float(shown[k]))
+    return f"The largest looks right.\nAnswer: {letter}"

@@ -24,7 +24,8 @@ def reads_workspace(messages, tools=None, **settings):
             "tool_calls": [{"name": "run_bash", "arguments": {"command": "ls -A"}}],
         }
     listing = tool_msgs[-1]["content"]
-    assert "answer.txt" not in listing and "solution.py" not in listing, listing
+    for private in ("answer.txt", "solution.py", "meta.json"):
+        assert private not in listing, listing
     return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": "D"}}]}
 
 
