@@ -15,10 +15,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from scigate.llm._capabilities import capabilities
 
 from scigate.errors import BadInput
 from scigate.llm import ModelCallRecord, ModelError, get_model
+from scigate.llm._capabilities import capabilities
 
 USER = [{"role": "user", "content": "2+2?"}]
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -203,3 +203,18 @@ async def test_retry_after_beyond_the_timeout_fails_at_once(monkeypatch):
         assert len(s.bodies) == 1
     finally:
         s.close()
+
+
+def test_check_spec_reports_configuration_errors_up_front(monkeypatch, tmp_path):
+    from scigate.llm import check_spec
+
+    with pytest.raises(BadInput, match="OPENAI_API_KEY"):
+        check_spec("openai/gpt-5.4-mini")
+    with pytest.raises(BadInput, match="ANTHROPIC_API_KEY"):
+        check_spec("anthropic/claude-sonnet-4-5")
+    with pytest.raises(BadInput):
+        check_spec(f"python/{tmp_path}/missing.py:f")
+    with pytest.raises(BadInput):
+        check_spec("openai-compatible/qwen")  # no server address
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert check_spec("openai/gpt-5.4-mini").model == "gpt-5.4-mini"

@@ -211,6 +211,9 @@ def run_cmd(
     _ratio(known_ratio)
     if domain is not None and domain not in DOMAINS:
         raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    from scigate.llm import check_spec
+
+    check_spec(model)  # a missing key or file is a configuration error before any work
     task = Task(question=question, parameter=list(parameter) if parameter else None, domain=domain)
     tools = library_tools()
     store = run_id = None
@@ -336,6 +339,11 @@ def eval_cmd(
         no_routing,
         temperature,
     )
+    from scigate.llm import check_spec
+
+    for spec in (model, judge):
+        if spec:
+            check_spec(spec)  # configuration errors before any work (exit 2)
     config = EvalConfig(
         method=method,
         runs=runs,
