@@ -30,6 +30,7 @@ from scigate.agents import (
     run_method,
     write_result,
 )
+from scigate.agents._context import DEFAULT_MAX_TOOLS
 from scigate.errors import BadInput
 
 DOMAINS = ("biology", "chemistry", "materials")
@@ -202,6 +203,15 @@ def run_cmd(
     db: Annotated[
         Path | None, typer.Option("--db", help="Run database recording every model call.")
     ] = None,
+    max_tools: Annotated[
+        int,
+        typer.Option(
+            "--max-tools",
+            min=2,
+            help="Function tools one request offers: a retrieved top-k plus search_tools "
+            "(capped by the provider's limit, e.g. 128 for OpenAI).",
+        ),
+    ] = DEFAULT_MAX_TOOLS,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
 ) -> None:
@@ -249,6 +259,7 @@ def run_cmd(
             space=space,
             temperature=temperature,
             on_event=None if json_out else _show_event,
+            max_tools=max_tools,
         )
         try:
             return await run_method(method, ctx, task, agent)
@@ -290,6 +301,15 @@ def eval_cmd(
         Path | None,
         typer.Option("--train", help="Training JSONL for knowledge accumulation (evo)."),
     ] = None,
+    max_tools: Annotated[
+        int,
+        typer.Option(
+            "--max-tools",
+            min=2,
+            help="Function tools one request offers: a retrieved top-k plus search_tools "
+            "(capped by the provider's limit, e.g. 128 for OpenAI).",
+        ),
+    ] = DEFAULT_MAX_TOOLS,
     judge: Annotated[
         str | None, typer.Option("--judge", help="Model spec of the answer judge.")
     ] = None,
@@ -353,6 +373,7 @@ def eval_cmd(
         evo=evo,
         accumulate=not no_accumulation,
         memory=str(memory) if memory else None,
+        max_tools=max_tools,
     )
     store = run_id = None
     if db is not None:
