@@ -185,3 +185,17 @@ def test_domain_selects_the_rerank_category_and_bad_domain_is_bad_input(capsys, 
             args=["run", "--model", spec("policy"), "--domain", "physics", "q?"],
             standalone_mode=False,
         )
+
+
+def test_missing_provider_key_is_bad_input_before_any_work(monkeypatch, tmp_path):
+    from scigate.cli._agent import app
+    from scigate.errors import BadInput
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "runs.db"
+    with pytest.raises(BadInput, match="OPENAI_API_KEY"):
+        app(
+            args=["run", "--model", "openai/gpt-5.4-mini", "--db", str(db), "What is 2+2?"],
+            standalone_mode=False,
+        )
+    assert not db.exists()  # nothing was started

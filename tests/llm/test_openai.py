@@ -120,8 +120,9 @@ async def test_text_answer_usage_and_request(api, key):
     assert route.call_count == 1
     assert records[0].settings == {
         "reasoning_effort": "medium",
-        "max_tokens": 2000,
+        "max_completion_tokens": 2000,
         "seed": 3,
+        "_adapted": ["renamed max_tokens=2000 to max_completion_tokens"],
     }
     assert records[0].response["usage"]["reasoning_tokens"] == 256
     assert records[0].cost == out.cost

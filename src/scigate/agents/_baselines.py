@@ -167,7 +167,7 @@ SEARCH_TOOL = {
     "type": "function",
     "function": {
         "name": "search_tools",
-        "description": "Search the unknown tools (sparse descriptions) for a capability; found tools become callable.",
+        "description": "Search all tools (known ones and unknown ones with sparse descriptions) for a capability; found tools become callable.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -195,7 +195,12 @@ async def _react_trial(
     ctx: AgentContext, task: Task, reflections: list[str]
 ) -> tuple[Trajectory, str | None]:
     """One ReAct episode; returns the trajectory and a problem description (None if fine)."""
-    callable_names = sorted(ctx.space.known)
+    # Bounded exposure: a retrieved top-k of the known tools (never more than the provider
+    # accepts) plus search_tools, which brings in more on demand.
+    limit = ctx.tool_limit()
+    callable_names = [n for n, _ in ctx.space.retrieve(task.question, k=limit, among="known")]
+    if not callable_names:
+        callable_names = sorted(ctx.space.known)[:limit]
     system = REACT_SYSTEM
     if reflections:
         system += "\nReflections on earlier attempts:\n" + "\n".join(f"- {r}" for r in reflections)
@@ -205,7 +210,7 @@ async def _react_trial(
     ]
     steps: list[ToolStep] = []
     traj = Trajectory(method="react", question=task.question)
-    ctx.emit("candidates", request=task.question, known_all=len(callable_names))
+    ctx.emit("candidates", request=task.question, known=list(callable_names))
     finished = False
     for _ in range(REACT_MAX_STEPS):
         schemas = [_schema(ctx, n) for n in callable_names] + [SEARCH_TOOL]
@@ -217,8 +222,11 @@ async def _react_trial(
         turn_steps: dict[str, ToolStep] = {}
         for call in out.tool_calls:
             if call.name == "search_tools":
-                found = _unknown_for(ctx, [str(call.arguments.get("capability", task.question))])
-                callable_names = sorted(set(callable_names) | set(found))
+                capability = str(call.arguments.get("capability", task.question))
+                found = [n for n, _ in ctx.space.retrieve(capability, k=MAX_TOOLS, among="known")]
+                found += _unknown_for(ctx, [capability])
+                # newest finds first; the oldest offered tools make room when over the limit
+                callable_names = list(dict.fromkeys(found + callable_names))[:limit]
                 content = "\n".join(ctx.space.describe(n) for n in found) or "no tools found"
                 ctx.emit("candidates", request=call.arguments.get("capability"), unknown=found)
             elif call.name in ctx.space.tools and call.name in callable_names:

@@ -26,6 +26,9 @@ class ModelLike(Protocol):
     ) -> ModelOutput: ...
 
 
+DEFAULT_MAX_TOOLS = 32  # offered a request: a retrieved top-k plus search_tools
+
+
 @dataclass
 class AgentContext:
     """Model + tools + settings for one task; counts every model call it makes."""
@@ -37,6 +40,15 @@ class AgentContext:
     on_event: Callable[[dict[str, Any]], None] | None = None
     usage: Usage = field(default_factory=Usage)
     events: list[dict[str, Any]] = field(default_factory=list)
+    # function tools a request may offer (--max-tools); the provider's limit caps it too
+    max_tools: int = DEFAULT_MAX_TOOLS
+
+    def tool_limit(self) -> int:
+        """How many library tools one request may offer, leaving room for `search_tools`."""
+        caps = getattr(self.model, "capabilities", None)
+        provider = getattr(caps, "max_tools", None)
+        limit = self.max_tools if provider is None else min(self.max_tools, provider)
+        return max(limit - 1, 1)
 
     def fork(self, *, temperature: float | None = None) -> AgentContext:
         """A context for another trajectory: same model and tools, fresh counters."""
@@ -46,6 +58,7 @@ class AgentContext:
             temperature=self.temperature if temperature is None else temperature,
             settings=dict(self.settings),
             on_event=self.on_event,
+            max_tools=self.max_tools,
         )
 
     def emit(self, kind: str, **data: Any) -> None:

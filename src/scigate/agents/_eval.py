@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
-from scigate.agents._context import AgentContext, ModelLike
+from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
 from scigate.agents._evo import EvoAgent, EvoConfig
 from scigate.agents._parse import extract_json
 from scigate.agents._prompts import JUDGE, SYSTEM
@@ -128,6 +128,7 @@ class EvalConfig:
     evo: EvoConfig = field(default_factory=EvoConfig)
     accumulate: bool = True  # False: the "w/o knowledge accumulation" ablation
     memory: str | None = None  # evo memory file (per run suffix when runs > 1)
+    max_tools: int = DEFAULT_MAX_TOOLS  # function tools a request offers (--max-tools)
 
 
 @dataclass
@@ -249,7 +250,12 @@ async def evaluate(
                 )
                 space = agent.space
                 if train and config.accumulate:
-                    ctx = AgentContext(model=model, space=space, temperature=config.temperature)
+                    ctx = AgentContext(
+                        model=model,
+                        space=space,
+                        temperature=config.temperature,
+                        max_tools=config.max_tools,
+                    )
                     report = await agent.accumulate(ctx, train, _judge_for_training(judge))
                     accumulation.append(
                         {"run": run, **report.__dict__, "usage": ctx.usage.model_dump()}
@@ -262,7 +268,12 @@ async def evaluate(
                 )
             try:
                 for index, task in enumerate(tasks):
-                    ctx = AgentContext(model=model, space=space, temperature=config.temperature)
+                    ctx = AgentContext(
+                        model=model,
+                        space=space,
+                        temperature=config.temperature,
+                        max_tools=config.max_tools,
+                    )
                     started = time.perf_counter()
                     try:
                         traj = await run_method(config.method, ctx, task, agent)

@@ -19,6 +19,9 @@ class Task(BaseModel):
     options: dict[str, str] | None = None
     level: int | None = None
     domain: str | None = None
+    # OpenSciToolBench format: "question & answer", "multiple choice", "content completion",
+    # "true/false" (None: inferred from the reference)
+    format: str | None = None
     line: int | None = None
 
     def parameters(self) -> list[str]:

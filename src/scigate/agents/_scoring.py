@@ -5,11 +5,16 @@ from __future__ import annotations
 import contextlib
 import re
 
+from scigate.agents._parse import final_answer
 from scigate.agents._records import Task
 
-REL_TOL = 0.10  # SciToolEval's ±10% relative rule for numbers
+# Numbers compare within a relative 1e-2 (46.07 vs 46.069); references written as integers
+# (counts, ring numbers) must match exactly.
+REL_TOL = 1e-2
 # A number not glued to a preceding letter: the subscripts of "C9H8O4" are not answers.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+_ELEMENT = re.compile(r"([A-Z][a-z]?)(\d*)")
+_FORMULA = re.compile(r"(?:[A-Z][a-z]?\d*)+")
 _TRUE = {"true", "yes", "correct", "t", "y"}
 _FALSE = {"false", "no", "incorrect", "f", "n"}
 
@@ -98,27 +103,69 @@ def close(a: float, b: float, rel_tol: float = REL_TOL) -> bool:
     return a == b if b == 0 else abs(a - b) <= rel_tol * abs(b)
 
 
+def _formula(text: str) -> dict[str, int] | None:
+    """Element counts of a molecular formula ('C8H10N4O2'), None if `text` is not one."""
+    t = text.strip().strip(".").replace(" ", "")
+    if not _FORMULA.fullmatch(t) or not re.search(r"[A-Z]", t):
+        return None
+    counts: dict[str, int] = {}
+    for element, n in _ELEMENT.findall(t):
+        counts[element] = counts.get(element, 0) + (int(n) if n else 1)
+    return counts
+
+
+def _number_match(pred: str, ref: str) -> bool:
+    """One number in the prediction, equal to the reference: integers exactly, others within
+    REL_TOL. Several different numbers are a hedge, never a match."""
+    target = _numbers(ref)[0]
+    got = set(_numbers(pred))
+    if len(got) != 1:
+        return False
+    value = got.pop()
+    is_integer = re.fullmatch(r"[-+]?\d+", _NUMBER.search(ref.replace(",", "")).group(0))
+    return value == target if is_integer else close(value, target)
+
+
+def _items(text: str) -> list[str]:
+    return [i.strip().strip(".") for i in re.split(r"[;,\n]|\band\b", text) if _norm(i)]
+
+
 def answer_match(predicted: str | None, task: Task) -> bool | None:
-    """True/False when the answer can be decided without a judge, None when it cannot."""
+    """True/False when the rules decide the answer, None when they cannot (judge or
+    `unjudged`). The answer is the agent's last "Answer:" line, else its whole reply."""
     if task.answer is None:
         return None
-    if predicted is None or not str(predicted).strip():
+    pred = final_answer(str(predicted)) if predicted is not None else None
+    if pred is None or not pred.strip():
         return False
-    ref, pred = str(task.answer), str(predicted)
+    ref = str(task.answer)
     if _norm(ref) == _norm(pred):
         return True
-    if task.options:
-        ref_letter = _option_letter(ref, task.options)
-        pred_letter = _option_letter(pred, task.options)
+    fmt = (task.format or "").strip().lower()
+    if task.options or fmt == "multiple choice":
+        options = task.options or {}
+        ref_letter = _option_letter(ref, options) if options else None
+        pred_letter = _option_letter(pred, options) if options else None
         if ref_letter is not None and pred_letter is not None:
             return ref_letter == pred_letter
+        return None
     ref_truth = _truth(ref) if _norm(ref) in _TRUE | _FALSE else None
-    if ref_truth is not None:
+    if ref_truth is not None or fmt == "true/false":
         pred_truth = _truth(pred)
-        return None if pred_truth is None else pred_truth == ref_truth
+        return None if pred_truth is None or ref_truth is None else pred_truth == ref_truth
+    ref_formula = _formula(ref)
+    if ref_formula is not None and re.search(r"\d", ref):
+        pred_formula = _formula(pred)
+        return None if pred_formula is None else pred_formula == ref_formula
     if _is_numeric_answer(ref):
-        target = _numbers(ref)[0]
-        got = _numbers(pred)
-        if got:
-            return any(close(g, target) for g in got)
+        return _number_match(pred, ref) if _numbers(pred) else None
+    ref_items = _items(ref)
+    if len(ref_items) > 1:
+        pred_items = _items(pred)
+        if {_norm(i) for i in pred_items} == {_norm(i) for i in ref_items}:
+            return True
+        decidable = all(
+            _formula(i) is not None or _is_numeric_answer(i) for i in ref_items + pred_items
+        )
+        return False if decidable else None
     return None

@@ -30,6 +30,7 @@ from scigate.agents import (
     run_method,
     write_result,
 )
+from scigate.agents._context import DEFAULT_MAX_TOOLS
 from scigate.errors import BadInput
 
 DOMAINS = ("biology", "chemistry", "materials")
@@ -202,6 +203,15 @@ def run_cmd(
     db: Annotated[
         Path | None, typer.Option("--db", help="Run database recording every model call.")
     ] = None,
+    max_tools: Annotated[
+        int,
+        typer.Option(
+            "--max-tools",
+            min=2,
+            help="Function tools one request offers: a retrieved top-k plus search_tools "
+            "(capped by the provider's limit, e.g. 128 for OpenAI).",
+        ),
+    ] = DEFAULT_MAX_TOOLS,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
 ) -> None:
@@ -211,6 +221,9 @@ def run_cmd(
     _ratio(known_ratio)
     if domain is not None and domain not in DOMAINS:
         raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+    from scigate.llm import check_spec
+
+    check_spec(model)  # a missing key or file is a configuration error before any work
     task = Task(question=question, parameter=list(parameter) if parameter else None, domain=domain)
     tools = library_tools()
     store = run_id = None
@@ -246,6 +259,7 @@ def run_cmd(
             space=space,
             temperature=temperature,
             on_event=None if json_out else _show_event,
+            max_tools=max_tools,
         )
         try:
             return await run_method(method, ctx, task, agent)
@@ -287,6 +301,15 @@ def eval_cmd(
         Path | None,
         typer.Option("--train", help="Training JSONL for knowledge accumulation (evo)."),
     ] = None,
+    max_tools: Annotated[
+        int,
+        typer.Option(
+            "--max-tools",
+            min=2,
+            help="Function tools one request offers: a retrieved top-k plus search_tools "
+            "(capped by the provider's limit, e.g. 128 for OpenAI).",
+        ),
+    ] = DEFAULT_MAX_TOOLS,
     judge: Annotated[
         str | None, typer.Option("--judge", help="Model spec of the answer judge.")
     ] = None,
@@ -336,6 +359,11 @@ def eval_cmd(
         no_routing,
         temperature,
     )
+    from scigate.llm import check_spec
+
+    for spec in (model, judge):
+        if spec:
+            check_spec(spec)  # configuration errors before any work (exit 2)
     config = EvalConfig(
         method=method,
         runs=runs,
@@ -345,6 +373,7 @@ def eval_cmd(
         evo=evo,
         accumulate=not no_accumulation,
         memory=str(memory) if memory else None,
+        max_tools=max_tools,
     )
     store = run_id = None
     if db is not None:

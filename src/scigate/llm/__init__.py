@@ -13,7 +13,7 @@ layer's job, the same for every provider.
 from scigate.llm._errors import ModelError
 from scigate.llm._model import Model, Recorder
 from scigate.llm._prices import estimate_cost, price_table
-from scigate.llm._registry import get_model, providers_status
+from scigate.llm._registry import check_spec, get_model, providers_status
 from scigate.llm._spec import ModelSpec, parse_spec
 from scigate.llm._structured import StructuredResult, extract_json, generate_structured
 from scigate.llm._types import ModelCallRecord, ModelOutput, ToolCall, Usage
@@ -28,6 +28,7 @@ __all__ = [
     "StructuredResult",
     "ToolCall",
     "Usage",
+    "check_spec",
     "estimate_cost",
     "extract_json",
     "generate_structured",

@@ -20,6 +20,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_exponential_jitter
 
 from scigate.errors import BadInput
+from scigate.llm._capabilities import Capabilities, adapt, capabilities
 from scigate.llm._errors import ModelError
 from scigate.llm._prices import estimate_cost
 from scigate.llm._spec import LAYER_SETTINGS, ModelSpec
@@ -133,6 +134,9 @@ def public_message(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if not k.startswith("_")}
 
 
+ADAPTED_KEY = "_adapted"  # key of the recorded settings listing what adaptation changed
+
+
 def _retry_after(exc: BaseException) -> float | None:
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
@@ -192,6 +196,11 @@ class Model(ABC):
 
     # -- the one policy -----------------------------------------------------------------
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this model accepts (provider + family defaults, with the spec's overrides)."""
+        return capabilities(self.spec.provider, self.spec.model, self.spec.settings)
+
     def _wait(self, layer: LayerSettings) -> Callable[[RetryCallState], float]:
         backoff = wait_exponential_jitter(
             multiplier=layer.retry_wait, max=layer.retry_wait_max, jitter=layer.retry_wait
@@ -202,6 +211,19 @@ class Model(ABC):
             if state.outcome is not None and state.outcome.failed:
                 hint = _retry_after(state.outcome.exception())
                 if hint is not None:
+                    # A server hint is honoured only within the call's timeout: waiting
+                    # longer would stall the caller past what it asked for.
+                    left = layer.timeout - (time.monotonic() - state.start_time)
+                    if hint > left:
+                        raise ModelError(
+                            f"{self.name}: the provider asked to retry after {hint:g} s, "
+                            f"beyond the call's timeout ({layer.timeout:g} s, {max(left, 0):.3g} s "
+                            f"left): {type(state.outcome.exception()).__name__} "
+                            f"(after {state.attempt_number} attempt"
+                            f"{'s' if state.attempt_number != 1 else ''})",
+                            spec=self.name,
+                            attempts=state.attempt_number,
+                        ) from state.outcome.exception()
                     seconds = max(seconds, hint)
             return min(seconds, layer.retry_wait_max)
 
@@ -219,6 +241,11 @@ class Model(ABC):
         check_messages(messages)
         if tools is not None and not isinstance(tools, list):
             raise BadInput("tools must be None or a list of OpenAI function-tool schemas")
+        caps = capabilities(self.spec.provider, self.spec.model, merged)
+        sent, tools, changes = adapt(caps, sent, tools)
+        # What was sent, plus what the layer changed to make it acceptable (kept with the
+        # call in model_calls.settings; the private key is never sent).
+        recorded = {**sent, ADAPTED_KEY: changes} if changes else sent
         self._prepare(layer)
 
         semaphore = endpoint_semaphore(self.endpoint(), layer.concurrency)
@@ -256,7 +283,7 @@ class Model(ABC):
             await self._record(
                 ModelCallRecord(
                     spec=self.name,
-                    settings=sent,
+                    settings=recorded,
                     messages=messages,
                     tools=tools,
                     latency=latency,
@@ -274,7 +301,7 @@ class Model(ABC):
         await self._record(
             ModelCallRecord(
                 spec=self.name,
-                settings=sent,
+                settings=recorded,
                 messages=messages,
                 tools=tools,
                 response=output.model_dump(mode="json", exclude={"raw"}),

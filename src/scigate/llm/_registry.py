@@ -45,6 +45,19 @@ def get_model(spec: str | ModelSpec, *, recorder: Recorder | None = None) -> Mod
     return adapter(spec, recorder=recorder)
 
 
+def check_spec(spec: str | ModelSpec) -> ModelSpec:
+    """Check up front that a spec is usable, before any work: well formed, its python file
+    and function load, its server address and provider key are present, its settings and
+    capability overrides are valid. Raises `BadInput` with one clear line (CLI exit 2)."""
+    from scigate.llm._model import split_settings
+
+    model = get_model(spec)
+    layer, _ = split_settings(dict(model.spec.settings), model.name)
+    model._prepare(layer)  # credentials
+    _ = model.capabilities  # validates capability overrides
+    return model.spec
+
+
 def _env(name: str) -> bool:
     return bool(os.environ.get(name))
 

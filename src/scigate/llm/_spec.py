@@ -22,6 +22,9 @@ ACCEPTED = "openai, anthropic, openai-compatible, ollama, vllm or python"
 # Settings the model layer consumes itself; they are never sent to a provider.
 LAYER_SETTINGS = frozenset(
     {"timeout", "max_retries", "concurrency", "retry_wait", "retry_wait_max", "api_key_env"}
+) | frozenset(  # capability overrides (scigate.llm._capabilities.OVERRIDES)
+    {"max_tools", "accepts_temperature", "accepts_top_p", "max_tokens_param", "reasoning"}
+    | {"context_window"}
 )
 
 _INT = re.compile(r"[+-]?\d+")
