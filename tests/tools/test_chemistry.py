@@ -201,6 +201,17 @@ def test_sln_and_stereo_tools():
 # ------------------------------------------------------------------ fingerprints and similarity
 
 
+def test_atom_pair_bitvect_is_the_graph_specified_sparse_bit_vect():
+    fp = value("GetAtomPairFingerprintAsBitVect", smiles=ETHANOL)
+    # unfolded SparseBitVect: 2^23 bits, one bit per distinct atom pair (3 heavy atoms: 3 pairs)
+    assert fp["type"] == "SparseBitVect" and fp["n_bits"] == 2**23
+    assert fp["num_on_bits"] == 3 and max(fp["on_bits"]) > 2048
+    phenol = value("GetAtomPairFingerprintAsBitVect", smiles="Oc1ccccc1")
+    assert phenol["num_on_bits"] == len(set(phenol["on_bits"])) < 7 * 6 // 2  # symmetric pairs
+    folded = value("BuildAtomPairFpFromSmiles", smiles=ETHANOL)
+    assert "type" not in folded and folded["n_bits"] == 2048
+
+
 def test_fingerprints_and_similarity():
     morgan = value("GetMorganFingerprint", smiles=ASPIRIN, radius=2, n_bits=1024)
     assert morgan["n_bits"] == 1024 and morgan["num_on_bits"] == len(morgan["on_bits"]) > 10
