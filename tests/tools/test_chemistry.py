@@ -181,13 +181,54 @@ def test_selfies_round_trip(smiles):
 
 
 def test_opsin_parses_systematic_names_and_explains_failures():
+    import httpx
+    import respx
+
     assert value("NameToSMILES", name="2-acetyloxybenzoic acid") == value(
         "CanonicalizeSMILES", smiles=ASPIRIN
     )
-    bad = call("NameToSMILES", name="aspirin")
+    with respx.mock(assert_all_called=True) as mock:
+        mock.route(host="pubchem.ncbi.nlm.nih.gov").mock(side_effect=httpx.ConnectError("no route"))
+        bad = call("NameToSMILES", name="notacompoundname")
     assert not bad["ok"]
-    assert "OPSIN could not parse the name 'aspirin'" in bad["error"]
-    assert "PubChemNameToSMILES" in bad["error"]
+    assert "not in the offline name table" in bad["error"]
+    assert "OPSIN" in bad["error"] and "network unavailable" in bad["error"]
+
+
+def test_common_names_resolve_offline_from_the_bundled_table():
+    import respx
+    from rdkit import Chem
+    from rdkit.Chem.rdMolDescriptors import CalcMolFormula
+
+    from scigate.tools.library.chemistry import _NAMES_FILE
+
+    data = json.loads(_NAMES_FILE.read_text())
+    assert "CC0" in data["license"] and len(data["compounds"]) >= 100
+    for row in data["compounds"]:  # every SMILES has the recorded formula
+        assert CalcMolFormula(Chem.MolFromSmiles(row["smiles"])) == row["formula"], row["names"]
+    keys = {  # InChIKeys (stereo included) of well-known compounds
+        "aspirin": "BSYNRYMUTXBXSQ-UHFFFAOYSA-N",
+        "Caffeine": "RYYVLZVUVIJVGH-UHFFFAOYSA-N",
+        "serotonin": "QZAYGJVTTNCVMB-UHFFFAOYSA-N",
+        "DEXAMETHASONE": "UREBDLICKHMUKA-CXSFZGCWSA-N",
+        "hydrocortisone": "JYGXADMDTFJGBT-VWUMJDOOSA-N",
+        "  acetylsalicylic   acid ": "BSYNRYMUTXBXSQ-UHFFFAOYSA-N",
+    }
+    with respx.mock(assert_all_called=False) as mock:  # no network call is made
+        for name, key in keys.items():
+            smiles = value("NameToSMILES", name=name)
+            assert Chem.MolToInchiKey(Chem.MolFromSmiles(smiles)) == key, name
+        assert not mock.calls
+
+
+def test_name_to_smiles_falls_back_to_pubchem_when_online():
+    import respx
+
+    with respx.mock(assert_all_called=True) as mock:
+        mock.route(host="pubchem.ncbi.nlm.nih.gov").respond(
+            json={"PropertyTable": {"Properties": [{"CID": 1, "SMILES": "CC(=O)OC(C)(C)C"}]}}
+        )
+        assert value("NameToSMILES", name="notacompoundname") == "CC(=O)OC(C)(C)C"
 
 
 def test_sln_and_stereo_tools():

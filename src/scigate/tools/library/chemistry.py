@@ -7,10 +7,13 @@ sibling `chemistry_*` modules; the shared parsing helpers are in `chemistry_comm
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import re
 import tempfile
 import warnings
+from pathlib import Path
 from typing import Any
 
 from scigate.tools._tool import ToolExample, ToolInputError, tool
@@ -34,25 +37,17 @@ ETHANOL_INCHI = "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"
 # --------------------------------------------------------------------- names (OPSIN)
 
 
-@tool(
-    name="NameToSMILES",
-    functionality="Convert a systematic (IUPAC-style) chemical name into SMILES with the offline OPSIN name parser.",
-    inputs=["molecule name"],
-    outputs=["SMILES"],
-    category="chemistry",
-    source="OPSIN (py2opsin)",
-    objects=["molecule"],
-    scenarios=["name to structure conversion", "identifier resolution"],
-    requires=["py2opsin", "rdkit"],
-    examples=[({"name": "2-acetyloxybenzoic acid"}, "CC(=O)Oc1ccccc1C(=O)O")],
-)
-def name_to_smiles(name: str) -> str:
-    """OPSIN parses systematic names (not trade names); the result is RDKit-canonical SMILES."""
-    text = (name or "").strip()
-    if not text:
-        raise ToolInputError("empty molecule name")
-    if "\n" in text:
-        raise ToolInputError("molecule name must be a single line")
+_NAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "common_names.json"
+
+
+@functools.lru_cache(maxsize=1)
+def common_names() -> dict[str, str]:
+    """Lower-case name -> SMILES of the bundled everyday-compound table (CC0, see the file)."""
+    data = json.loads(_NAMES_FILE.read_text(encoding="utf-8"))
+    return {n.lower(): row["smiles"] for row in data["compounds"] for n in row["names"]}
+
+
+def _opsin(text: str) -> str:
     from py2opsin import py2opsin
 
     with (
@@ -66,13 +61,51 @@ def name_to_smiles(name: str) -> str:
         detail = " ".join(messages).replace(
             "OPSIN raised the following error(s) while parsing:", ""
         )
-        detail = detail.strip()[:300]
-        hint = detail or "OPSIN could not interpret it"
-        raise ToolInputError(
-            f"OPSIN could not parse the name '{text}' ({hint}); OPSIN reads systematic "
-            "IUPAC-style names only, try PubChemNameToSMILES for trade or trivial names"
-        )
-    return canonical(parse_smiles(result))
+        raise ToolInputError(f"OPSIN: {detail.strip()[:300] or 'could not interpret it'}")
+    return result
+
+
+@tool(
+    name="NameToSMILES",
+    functionality="Convert a chemical name (common drug, metabolite, solvent or amino-acid name, or a systematic IUPAC name) into SMILES: offline name table, then the OPSIN parser, then PubChem when online.",
+    inputs=["molecule name"],
+    outputs=["SMILES"],
+    category="chemistry",
+    source="scigate name table + OPSIN (py2opsin) + PubChem",
+    objects=["molecule"],
+    scenarios=["name to structure conversion", "identifier resolution"],
+    requires=["rdkit"],
+    examples=[
+        ({"name": "2-acetyloxybenzoic acid"}, "CC(=O)Oc1ccccc1C(=O)O"),
+        ({"name": "Serotonin"}, "NCCc1c[nH]c2ccc(O)cc12"),
+    ],
+)
+def name_to_smiles(name: str) -> str:
+    """Bundled table (case-insensitive), else OPSIN (systematic names), else PubChem; canonical SMILES."""
+    text = " ".join((name or "").split())
+    if not text:
+        raise ToolInputError("empty molecule name")
+    if "\n" in (name or "").strip():
+        raise ToolInputError("molecule name must be a single line")
+    known = common_names().get(text.lower())
+    if known is not None:
+        return canonical(parse_smiles(known))
+    reasons = []
+    try:
+        return canonical(parse_smiles(_opsin(text)))
+    except ToolInputError as exc:
+        reasons.append(str(exc))
+    except (ImportError, OSError) as exc:
+        reasons.append(f"OPSIN unavailable ({exc})")
+    from scigate.tools.library.chemistry_web import pubchem_name_to_smiles
+
+    found = pubchem_name_to_smiles.call({"name": text})
+    if found.ok:
+        return canonical(parse_smiles(found.value))
+    reasons.append(f"PubChem: {found.error}")
+    raise ToolInputError(
+        f"could not resolve the name '{text}': not in the offline name table; " + "; ".join(reasons)
+    )
 
 
 # --------------------------------------------------------------------- SMILES basics
