@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import contextvars
+import functools
 import importlib
 import os
 import pickle
@@ -141,8 +142,9 @@ def recv_message(fd: int) -> Any:
 # ---------------------------------------------------------------- worker process side
 
 
+@functools.lru_cache(maxsize=1024)
 def _resolve(module: str, qualname: str, tool_name: str) -> Any:
-    """The function behind a tool, found again inside the worker."""
+    """The function behind a tool, found again inside the worker (cached per worker)."""
     from scigate.tools._library import load_library
     from scigate.tools._tool import REGISTRY, Tool
 
