@@ -8,6 +8,7 @@
    wrapping, JSON conversion) vs calling RDKit directly (parse SMILES + Descriptors.MolWt).
 3. Cost of the bounded worker process: the same tool body run through the warm worker
    pool (pickle over a pipe) vs called in-process, for a light and a heavy tool.
+4. OPSIN name parsing with the one reused JVM vs py2opsin starting a JVM per call.
 
 Run: .venv/bin/python benchmarks/bench_tools.py [--queries 200] [--calls 2000]
 """
@@ -175,6 +176,41 @@ def bench_worker(n_calls: int) -> None:
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 
 
+def bench_opsin(n_names: int = 5) -> None:
+    """OPSIN: one reused JVM (scigate) vs py2opsin's JVM per call."""
+    import shutil
+    import tempfile
+
+    if shutil.which("java") is None:
+        print("OPSIN: java not installed, skipped")
+        return
+    from py2opsin import py2opsin
+
+    from scigate.tools.library._opsin import opsin_server
+
+    names = [f"{prefix}an-1-ol" for prefix in ["eth", "prop", "but", "pent", "hex"]][:n_names]
+    server = opsin_server()
+    server.stop()
+    t0 = time.perf_counter()
+    server.parse(names[0])
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for name in names:
+        server.parse(name)
+    reused = (time.perf_counter() - t0) / len(names)
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        for name in names:
+            py2opsin(name, tmp_fpath=f"{tmp}/n.txt")
+        per_call = (time.perf_counter() - t0) / len(names)
+    print(f"OPSIN name -> SMILES ({len(names)} names)")
+    print(f"  reused JVM: first call {first * 1e3:.0f} ms, then {reused * 1e3:.1f} ms/name")
+    print(
+        f"  py2opsin (JVM per call): {per_call * 1e3:.0f} ms/name  ratio {per_call / reused:.0f}x"
+    )
+    server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=200)
@@ -183,6 +219,7 @@ def main() -> None:
     bench_retrieval(args.queries)
     bench_call(args.calls)
     bench_worker(max(50, args.calls // 10))
+    bench_opsin()
 
 
 if __name__ == "__main__":

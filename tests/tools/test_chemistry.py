@@ -384,3 +384,20 @@ def test_bad_input_is_reported_not_raised(name, args, fragment):
     assert result["ok"] is False
     assert fragment in result["error"], result["error"]
     assert result["error"].startswith(f"{name}: ")
+
+
+def test_opsin_jvm_is_started_once_and_reused():
+    from scigate.tools import ToolInputError
+    from scigate.tools.library._opsin import opsin_server
+
+    server = opsin_server()
+    assert value("NameToSMILES", name="2-methylpropan-1-ol") == "CC(C)CO"
+    pid, starts = server.pid, server.starts
+    assert pid is not None
+    assert value("NameToSMILES", name="propan-2-one") == "CC(C)=O"
+    with pytest.raises(ToolInputError, match=r"OPSIN: .*uninterpretable"):
+        server.parse("notacompoundname")
+    assert server.pid == pid and server.starts == starts  # same JVM for every name
+    server.stop()  # a dead JVM is replaced on the next call
+    assert value("NameToSMILES", name="ethan-1-ol") == "CCO"
+    assert server.starts == starts + 1

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
-import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -48,21 +45,9 @@ def common_names() -> dict[str, str]:
 
 
 def _opsin(text: str) -> str:
-    from py2opsin import py2opsin
+    from scigate.tools.library._opsin import opsin_server
 
-    with (
-        tempfile.TemporaryDirectory(prefix="scigate-opsin-") as tmp,
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always")
-        result = py2opsin(text, tmp_fpath=os.path.join(tmp, "names.txt"))
-    if not result:
-        messages = (" ".join(str(w.message).replace(">", " ").split()) for w in caught)
-        detail = " ".join(messages).replace(
-            "OPSIN raised the following error(s) while parsing:", ""
-        )
-        raise ToolInputError(f"OPSIN: {detail.strip()[:300] or 'could not interpret it'}")
-    return result
+    return opsin_server().parse(text)  # one JVM per process, reused
 
 
 @tool(
