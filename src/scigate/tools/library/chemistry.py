@@ -56,7 +56,7 @@ def _opsin(text: str) -> str:
     inputs=["molecule name"],
     outputs=["SMILES"],
     category="chemistry",
-    source="scigate name table + OPSIN (py2opsin) + PubChem",
+    source="OPSIN (py2opsin)",  # after the bundled name table, before PubChem
     objects=["molecule"],
     scenarios=["name to structure conversion", "identifier resolution"],
     requires=["rdkit"],
