@@ -181,13 +181,54 @@ def test_selfies_round_trip(smiles):
 
 
 def test_opsin_parses_systematic_names_and_explains_failures():
+    import httpx
+    import respx
+
     assert value("NameToSMILES", name="2-acetyloxybenzoic acid") == value(
         "CanonicalizeSMILES", smiles=ASPIRIN
     )
-    bad = call("NameToSMILES", name="aspirin")
+    with respx.mock(assert_all_called=True) as mock:
+        mock.route(host="pubchem.ncbi.nlm.nih.gov").mock(side_effect=httpx.ConnectError("no route"))
+        bad = call("NameToSMILES", name="notacompoundname")
     assert not bad["ok"]
-    assert "OPSIN could not parse the name 'aspirin'" in bad["error"]
-    assert "PubChemNameToSMILES" in bad["error"]
+    assert "not in the offline name table" in bad["error"]
+    assert "OPSIN" in bad["error"] and "network unavailable" in bad["error"]
+
+
+def test_common_names_resolve_offline_from_the_bundled_table():
+    import respx
+    from rdkit import Chem
+    from rdkit.Chem.rdMolDescriptors import CalcMolFormula
+
+    from scigate.tools.library.chemistry import _NAMES_FILE
+
+    data = json.loads(_NAMES_FILE.read_text())
+    assert "CC0" in data["license"] and len(data["compounds"]) >= 100
+    for row in data["compounds"]:  # every SMILES has the recorded formula
+        assert CalcMolFormula(Chem.MolFromSmiles(row["smiles"])) == row["formula"], row["names"]
+    keys = {  # InChIKeys (stereo included) of well-known compounds
+        "aspirin": "BSYNRYMUTXBXSQ-UHFFFAOYSA-N",
+        "Caffeine": "RYYVLZVUVIJVGH-UHFFFAOYSA-N",
+        "serotonin": "QZAYGJVTTNCVMB-UHFFFAOYSA-N",
+        "DEXAMETHASONE": "UREBDLICKHMUKA-CXSFZGCWSA-N",
+        "hydrocortisone": "JYGXADMDTFJGBT-VWUMJDOOSA-N",
+        "  acetylsalicylic   acid ": "BSYNRYMUTXBXSQ-UHFFFAOYSA-N",
+    }
+    with respx.mock(assert_all_called=False) as mock:  # no network call is made
+        for name, key in keys.items():
+            smiles = value("NameToSMILES", name=name)
+            assert Chem.MolToInchiKey(Chem.MolFromSmiles(smiles)) == key, name
+        assert not mock.calls
+
+
+def test_name_to_smiles_falls_back_to_pubchem_when_online():
+    import respx
+
+    with respx.mock(assert_all_called=True) as mock:
+        mock.route(host="pubchem.ncbi.nlm.nih.gov").respond(
+            json={"PropertyTable": {"Properties": [{"CID": 1, "SMILES": "CC(=O)OC(C)(C)C"}]}}
+        )
+        assert value("NameToSMILES", name="notacompoundname") == "CC(=O)OC(C)(C)C"
 
 
 def test_sln_and_stereo_tools():
@@ -199,6 +240,17 @@ def test_sln_and_stereo_tools():
 
 
 # ------------------------------------------------------------------ fingerprints and similarity
+
+
+def test_atom_pair_bitvect_is_the_graph_specified_sparse_bit_vect():
+    fp = value("GetAtomPairFingerprintAsBitVect", smiles=ETHANOL)
+    # unfolded SparseBitVect: 2^23 bits, one bit per distinct atom pair (3 heavy atoms: 3 pairs)
+    assert fp["type"] == "SparseBitVect" and fp["n_bits"] == 2**23
+    assert fp["num_on_bits"] == 3 and max(fp["on_bits"]) > 2048
+    phenol = value("GetAtomPairFingerprintAsBitVect", smiles="Oc1ccccc1")
+    assert phenol["num_on_bits"] == len(set(phenol["on_bits"])) < 7 * 6 // 2  # symmetric pairs
+    folded = value("BuildAtomPairFpFromSmiles", smiles=ETHANOL)
+    assert "type" not in folded and folded["n_bits"] == 2048
 
 
 def test_fingerprints_and_similarity():
@@ -332,3 +384,20 @@ def test_bad_input_is_reported_not_raised(name, args, fragment):
     assert result["ok"] is False
     assert fragment in result["error"], result["error"]
     assert result["error"].startswith(f"{name}: ")
+
+
+def test_opsin_jvm_is_started_once_and_reused():
+    from scigate.tools import ToolInputError
+    from scigate.tools.library._opsin import opsin_server
+
+    server = opsin_server()
+    assert value("NameToSMILES", name="2-methylpropan-1-ol") == "CC(C)CO"
+    pid, starts = server.pid, server.starts
+    assert pid is not None
+    assert value("NameToSMILES", name="propan-2-one") == "CC(C)=O"
+    with pytest.raises(ToolInputError, match=r"OPSIN: .*uninterpretable"):
+        server.parse("notacompoundname")
+    assert server.pid == pid and server.starts == starts  # same JVM for every name
+    server.stop()  # a dead JVM is replaced on the next call
+    assert value("NameToSMILES", name="ethan-1-ol") == "CCO"
+    assert server.starts == starts + 1

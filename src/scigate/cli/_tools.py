@@ -172,8 +172,14 @@ def run_cmd(
     ),
     args: str | None = typer.Option(None, "--args", help="Other arguments as a JSON object."),
     as_json: bool = typer.Option(False, "--json", help="Print the uniform JSON result."),
+    time_limit: float | None = typer.Option(
+        None,
+        "--time-limit",
+        help="Seconds a heavy tool may run before its worker is stopped (default: the tool's).",
+    ),
 ) -> None:
     """Run one tool; exit 0 when it returned ok, 1 when it returned ok: false."""
+    from scigate.tools._bounded import limit_override
     from scigate.tools._library import get_tool
 
     t = get_tool(name)
@@ -183,7 +189,8 @@ def run_cmd(
         if first is None:
             raise BadInput(f"{t.name} takes no arguments; drop --input")
         arguments = {first: _coerce(t, input_value), **arguments}
-    result = t.call(arguments)
+    with limit_override(time_limit):
+        result = t.call(arguments)
     if as_json:
         _echo_json(result.as_dict())
     elif result.ok:
@@ -200,16 +207,23 @@ def chain_cmd(
     input_value: str = typer.Option(..., "--input", "-i", help="Input of the first tool."),
     args: str | None = typer.Option(None, "--args", help="Extra first-step arguments (JSON)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    time_limit: float | None = typer.Option(
+        None,
+        "--time-limit",
+        help="Seconds a heavy tool may run before its worker is stopped (default: the tool's).",
+    ),
 ) -> None:
     """Run tools in sequence, each step's value feeding the next; shows every step."""
+    from scigate.tools._bounded import limit_override
     from scigate.tools._chain import parse_chain, run_chain
     from scigate.tools._library import get_tool
 
     names = parse_chain(tools)
     first = get_tool(names[0])
-    outcome = run_chain(
-        names, _coerce(first, input_value), first_arguments=_parse_json_object(args, "--args")
-    )
+    with limit_override(time_limit):
+        outcome = run_chain(
+            names, _coerce(first, input_value), first_arguments=_parse_json_object(args, "--args")
+        )
     if as_json:
         _echo_json(outcome.as_dict())
     else:

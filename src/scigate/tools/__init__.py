@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from scigate.tools._bounded import limit_override
 from scigate.tools._chain import ChainResult, ChainStep, pipe_value, run_chain
 from scigate.tools._coverage import coverage, read_catalogue
 from scigate.tools._library import get_tool, list_tools, load_library
@@ -107,6 +108,7 @@ __all__ = [
     "format_value",
     "get_tool",
     "library_graph",
+    "limit_override",
     "list_tools",
     "load_library",
     "make_embedder",

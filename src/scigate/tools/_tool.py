@@ -20,6 +20,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from scigate.tools._bounded import (
+    LimitExceeded,
+    check_input_size,
+    effective_time_limit,
+    worker_pool,
+)
+
 Category = Literal["chemistry", "biology", "materials", "fem", "general"]
 
 
@@ -57,6 +64,9 @@ class ToolSpec(BaseModel):
     examples: list[ToolExample] = Field(default_factory=list)
     parameters: dict[str, Any] = Field(default_factory=dict)  # JSON Schema of the arguments
     aliases: list[str] = Field(default_factory=list)  # SciToolKG names this tool is equivalent to
+    heavy: bool = False  # True: the body runs in a killable worker process (see _bounded)
+    time_limit: float | None = None  # seconds; None: the library default
+    max_input_chars: int | None = None  # total string characters; None: the library default
 
 
 class ToolResult(BaseModel):
@@ -115,8 +125,14 @@ class Tool:
             validated = self._args_model.model_validate(args)
         except ValidationError as exc:
             return _fail(f"{self.name}: {_describe_validation(exc, self.spec)}")
+        kwargs_in = {k: getattr(validated, k) for k in self._args_model.model_fields}
+        too_big = check_input_size(self.name, kwargs_in, self.spec.max_input_chars)
+        if too_big:
+            return _fail(too_big)
+        if self.spec.heavy:
+            return self._call_in_worker(kwargs_in)
         try:
-            value = self.fn(**{k: getattr(validated, k) for k in self._args_model.model_fields})
+            value = self.fn(**kwargs_in)
         except ToolInputError as exc:
             return _fail(f"{self.name}: {exc}")
         except ImportError as exc:
@@ -124,6 +140,23 @@ class Tool:
         except Exception as exc:  # a tool must never crash its caller
             return _fail(f"{self.name}: {type(exc).__name__}: {exc}")
         return ToolResult(ok=True, value=_jsonable(value), display=format_value(value))
+
+    def _call_in_worker(self, kwargs: dict[str, Any]) -> ToolResult:
+        limit = effective_time_limit(self.spec.time_limit)
+        try:
+            reply = worker_pool().run(self, kwargs, limit)
+        except LimitExceeded as exc:
+            return _fail(f"{self.name}: {exc}")
+        except Exception as exc:  # the pool itself failed (no processes left, ...)
+            return _fail(f"{self.name}: could not run in a worker process: {exc}")
+        kind = reply[0]
+        if kind == "ok":
+            return ToolResult(ok=True, value=reply[1], display=reply[2])
+        if kind == "input":
+            return _fail(f"{self.name}: {reply[1]}")
+        if kind == "import":
+            return _fail(f"{self.name}: needs a package that is not installed ({reply[1]})")
+        return _fail(f"{self.name}: {reply[1]}")
 
     def call_single(self, value: Any) -> ToolResult:
         """Call with one positional input bound to the first required parameter."""
@@ -173,8 +206,15 @@ def tool(
     examples: list[tuple[dict[str, Any], Any]] | list[ToolExample] | None = None,
     registry: dict[str, Tool] | None = None,
     aliases: list[str] | None = None,
+    heavy: bool = False,
+    time_limit: float | None = None,
+    max_input_chars: int | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]:
-    """Register a typed function as a tool with its ontology; returns the `Tool`."""
+    """Register a typed function as a tool with its ontology; returns the `Tool`.
+
+    `heavy` tools run in a killable worker process bounded by `time_limit` seconds (None:
+    the library default); `max_input_chars` bounds the total string input of any tool.
+    """
 
     def decorate(fn: Callable[..., Any]) -> Tool:
         args_model = _args_model_from(fn, name)
@@ -200,6 +240,9 @@ def tool(
             ],
             parameters=params,
             aliases=aliases or [],
+            heavy=heavy,
+            time_limit=time_limit,
+            max_input_chars=max_input_chars,
         )
         target = REGISTRY if registry is None else registry
         if name in target:

@@ -7,12 +7,12 @@ sibling `chemistry_*` modules; the shared parsing helpers are in `chemistry_comm
 
 from __future__ import annotations
 
-import os
+import functools
+import json
 import re
-import warnings
+from pathlib import Path
 from typing import Any
 
-from scigate._tmp import scigate_tempdir
 from scigate.tools._tool import ToolExample, ToolInputError, tool
 from scigate.tools.library.chemistry_common import (
     RDKIT,
@@ -34,45 +34,63 @@ ETHANOL_INCHI = "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"
 # --------------------------------------------------------------------- names (OPSIN)
 
 
+_NAMES_FILE = Path(__file__).resolve().parent.parent / "data" / "common_names.json"
+
+
+@functools.lru_cache(maxsize=1)
+def common_names() -> dict[str, str]:
+    """Lower-case name -> SMILES of the bundled everyday-compound table (CC0, see the file)."""
+    data = json.loads(_NAMES_FILE.read_text(encoding="utf-8"))
+    return {n.lower(): row["smiles"] for row in data["compounds"] for n in row["names"]}
+
+
+def _opsin(text: str) -> str:
+    from scigate.tools.library._opsin import opsin_server
+
+    return opsin_server().parse(text)  # one JVM per process, reused
+
+
 @tool(
     name="NameToSMILES",
-    functionality="Convert a systematic (IUPAC-style) chemical name into SMILES with the offline OPSIN name parser.",
+    functionality="Convert a chemical name (common drug, metabolite, solvent or amino-acid name, or a systematic IUPAC name) into SMILES: offline name table, then the OPSIN parser, then PubChem when online.",
     inputs=["molecule name"],
     outputs=["SMILES"],
     category="chemistry",
-    source="OPSIN (py2opsin)",
+    source="OPSIN (py2opsin)",  # after the bundled name table, before PubChem
     objects=["molecule"],
     scenarios=["name to structure conversion", "identifier resolution"],
-    requires=["py2opsin", "rdkit"],
-    examples=[({"name": "2-acetyloxybenzoic acid"}, "CC(=O)Oc1ccccc1C(=O)O")],
+    requires=["rdkit"],
+    examples=[
+        ({"name": "2-acetyloxybenzoic acid"}, "CC(=O)Oc1ccccc1C(=O)O"),
+        ({"name": "Serotonin"}, "NCCc1c[nH]c2ccc(O)cc12"),
+    ],
 )
 def name_to_smiles(name: str) -> str:
-    """OPSIN parses systematic names (not trade names); the result is RDKit-canonical SMILES."""
-    text = (name or "").strip()
+    """Bundled table (case-insensitive), else OPSIN (systematic names), else PubChem; canonical SMILES."""
+    text = " ".join((name or "").split())
     if not text:
         raise ToolInputError("empty molecule name")
-    if "\n" in text:
+    if "\n" in (name or "").strip():
         raise ToolInputError("molecule name must be a single line")
-    from py2opsin import py2opsin
+    known = common_names().get(text.lower())
+    if known is not None:
+        return canonical(parse_smiles(known))
+    reasons = []
+    try:
+        return canonical(parse_smiles(_opsin(text)))
+    except ToolInputError as exc:
+        reasons.append(str(exc))
+    except (ImportError, OSError) as exc:
+        reasons.append(f"OPSIN unavailable ({exc})")
+    from scigate.tools.library.chemistry_web import pubchem_name_to_smiles
 
-    with (
-        scigate_tempdir("opsin") as tmp,
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always")
-        result = py2opsin(text, tmp_fpath=os.path.join(tmp, "names.txt"))
-    if not result:
-        messages = (" ".join(str(w.message).replace(">", " ").split()) for w in caught)
-        detail = " ".join(messages).replace(
-            "OPSIN raised the following error(s) while parsing:", ""
-        )
-        detail = detail.strip()[:300]
-        hint = detail or "OPSIN could not interpret it"
-        raise ToolInputError(
-            f"OPSIN could not parse the name '{text}' ({hint}); OPSIN reads systematic "
-            "IUPAC-style names only, try PubChemNameToSMILES for trade or trivial names"
-        )
-    return canonical(parse_smiles(result))
+    found = pubchem_name_to_smiles.call({"name": text})
+    if found.ok:
+        return canonical(parse_smiles(found.value))
+    reasons.append(f"PubChem: {found.error}")
+    raise ToolInputError(
+        f"could not resolve the name '{text}': not in the offline name table; " + "; ".join(reasons)
+    )
 
 
 # --------------------------------------------------------------------- SMILES basics

@@ -33,7 +33,9 @@ _OBJ_3D = ["molecule", "3D conformer"]
 
 
 # every generated tool: rdMolDescriptors.<calc> of the seeded, relaxed 3D conformer
-_conformer_tool = functools.partial(rdmd_tool, prepare=embed_3d, scenarios=_SCEN, objects=_OBJ_3D)
+_conformer_tool = functools.partial(
+    rdmd_tool, prepare=embed_3d, scenarios=_SCEN, objects=_OBJ_3D, heavy=True
+)
 
 
 _SHAPES: list[tuple[str, str, str, str, list[tuple[str, float, float]]]] = [
@@ -140,6 +142,7 @@ for _name, _calc, _func, _out, _ex in _SHAPES:
     objects=["molecule", "3D conformer"],
     scenarios=[*_SCEN, "PMI plot (rod/disc/sphere)"],
     requires=RDKIT,
+    heavy=True,
     examples=[
         ToolExample(
             input={"smiles": BENZENE}, output={"npr1": 0.5, "npr2": 0.5}, rel_tol=0, abs_tol=0.01
@@ -226,6 +229,7 @@ for _name, _calc, _func, _out, _len in _VECTORS:
     objects=["molecule", "3D conformer"],
     scenarios=["machine-learning molecular representation", "electrostatics"],
     requires=RDKIT,
+    heavy=True,
 )
 def coulomb_matrix(smiles: str) -> list[list[float]]:
     """Square matrix over all atoms (H included) in RDKit atom order."""
@@ -243,6 +247,7 @@ def coulomb_matrix(smiles: str) -> list[list[float]]:
     objects=["molecule", "atom"],
     scenarios=["partial charge estimation", "electrostatics"],
     requires=RDKIT,
+    heavy=True,
 )
 def eem_charges(smiles: str) -> list[float]:
     """One charge per atom (H included), RDKit atom order; neutral molecules only.
@@ -269,6 +274,7 @@ def eem_charges(smiles: str) -> list[float]:
     objects=["molecule set", "3D conformer"],
     scenarios=["shape-based virtual screening", "scaffold hopping"],
     requires=RDKIT,
+    heavy=True,
     examples=[
         ToolExample(
             input={"smiles_list": ["CCO", "OCC"]},

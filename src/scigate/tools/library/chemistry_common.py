@@ -44,6 +44,8 @@ def rdkit_tool(
     objects: list[str] | None = None,
     inputs: list[str] | None = None,
     examples: list[tuple[dict[str, Any], Any]] | list[ToolExample] | None = None,
+    heavy: bool = False,
+    time_limit: float | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]:
     """The `@tool` decorator of an RDKit chemistry tool (SMILES in, `molecule` object by default)."""
     return tool(
@@ -57,6 +59,8 @@ def rdkit_tool(
         scenarios=scenarios,
         requires=RDKIT,
         examples=examples or [],
+        heavy=heavy,
+        time_limit=time_limit,
     )
 
 
@@ -72,6 +76,7 @@ def rdmd_tool(
     scenarios: list[str],
     objects: list[str] | None = None,
     examples: list[ToolExample] | None = None,
+    heavy: bool = False,
 ) -> Tool:
     """Register one SMILES tool answering ``convert(rdMolDescriptors.<calc>(prepare(smiles)))``."""
 
@@ -86,6 +91,7 @@ def rdmd_tool(
         scenarios=scenarios,
         objects=objects,
         examples=examples,
+        heavy=heavy,
     )(run)
 
 

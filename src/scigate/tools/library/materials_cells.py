@@ -109,7 +109,7 @@ def conventional_cell(cif: str, symprec: float = 0.01) -> dict[str, Any]:
 
 @tool(
     name="CalculateXRDPattern",
-    functionality="Simulate the powder X-ray diffraction pattern of a CIF structure (Cu Kα by default) and return the strongest low-angle peaks: 2θ, relative intensity, d-spacing, hkl.",
+    functionality="Simulate the powder X-ray diffraction pattern of a CIF structure (Cu Kα by default) and return the strongest peaks by intensity (strongest first): 2θ, relative intensity, d-spacing, hkl.",
     inputs=["CIF"],
     outputs=["XRD peaks"],
     category="materials",
@@ -122,12 +122,6 @@ def conventional_cell(cif: str, symprec: float = 0.01) -> dict[str, Any]:
             input={"cif": NACL_CIF, "n_peaks": 3},
             output=[
                 {
-                    "two_theta": bragg_angle(5.64 / math.sqrt(3)),
-                    "intensity": 8.08,
-                    "d_spacing": 5.64 / math.sqrt(3),
-                    "hkl": [1, 1, 1],
-                },
-                {
                     "two_theta": bragg_angle(5.64 / 2),
                     "intensity": 100.0,
                     "d_spacing": 5.64 / 2,
@@ -139,6 +133,12 @@ def conventional_cell(cif: str, symprec: float = 0.01) -> dict[str, Any]:
                     "d_spacing": 5.64 / math.sqrt(8),
                     "hkl": [2, 2, 0],
                 },
+                {
+                    "two_theta": bragg_angle(5.64 / math.sqrt(20)),
+                    "intensity": 24.75,
+                    "d_spacing": 5.64 / math.sqrt(20),
+                    "hkl": [4, 2, 0],
+                },
             ],
             rel_tol=0.05,
         )
@@ -147,7 +147,8 @@ def conventional_cell(cif: str, symprec: float = 0.01) -> dict[str, Any]:
 def xrd_pattern(
     cif: str, n_peaks: int = 5, wavelength: str = "CuKa", two_theta_max: float = 90.0
 ) -> list[dict[str, Any]]:
-    """XRDCalculator peaks up to `two_theta_max` (degrees), first `n_peaks` by angle; intensities scaled to 100."""
+    """XRDCalculator peaks up to `two_theta_max` (degrees): the `n_peaks` most intense,
+    strongest first (ties by angle); intensities scaled so the strongest is 100."""
     from pymatgen.analysis.diffraction.xrd import WAVELENGTHS, XRDCalculator
 
     if wavelength not in WAVELENGTHS:
@@ -168,6 +169,7 @@ def xrd_pattern(
         out.append(
             {"two_theta": float(x), "intensity": float(y), "d_spacing": float(d), "hkl": hkl}
         )
+    out.sort(key=lambda p: (-round(p["intensity"], 6), p["two_theta"]))
     return out[:n_peaks]
 
 
