@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import combinations
 from typing import Any
@@ -186,7 +186,7 @@ def _pool_and_gate_audits(
     attempts = store.query("SELECT candidate_id, status, reason FROM attempts ORDER BY id")
     return {
         "pool_letter_distribution": letter_counts(pool),
-        "pool_value_rank_distribution": rank_counts(pool),
+        "pool_value_rank_distribution": rank_counts(value_rank(c.options, c.answer) for c in pool),
         "conflicts": conflict_audit(ids, cands, set(verified_ids)),
         "rejections": rejection_breakdown(latest, attempts),
         "transfer": solver_transfer(latest, [c.id for c in pool]),
@@ -199,9 +199,9 @@ def letter_counts(items: list[CandidateRecord]) -> dict[str, int]:
     return {k: letters.get(k, 0) for k in LETTERS}
 
 
-def rank_counts(items: list[CandidateRecord]) -> dict[str, int]:
-    """How often the proposed answer is the 1st..4th smallest numeric option."""
-    ranks = Counter(value_rank(c.options, c.answer) for c in items)
+def rank_counts(values: Iterable[int | None]) -> dict[str, int]:
+    """How often each value rank (1st..4th smallest numeric option; None: non-numeric) occurs."""
+    ranks = Counter(values)
     return {str(r): ranks.get(r, 0) for r in (1, 2, 3, 4)} | (
         {"non-numeric": ranks[None]} if ranks.get(None) else {}
     )
