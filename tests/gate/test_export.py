@@ -338,6 +338,9 @@ def test_export_cli(db, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 2
     assert (tmp_path / "rel" / "pool.parquet").exists()
+    for name in ("gate_records.jsonl", "run_conditions.json", "toolgate_tools_task.py"):
+        assert (tmp_path / "rel" / name).exists()
+    assert "gate records:" in res.output and "run conditions:" in res.output
 
 
 def test_export_to_a_directory_or_over_a_file_is_bad_input(db, tmp_path: Path) -> None:
@@ -351,3 +354,29 @@ def test_export_to_a_directory_or_over_a_file_is_bad_input(db, tmp_path: Path) -
     with pytest.raises(BadInput, match="must be a directory"):
         export_release(db[0], afile)
     assert afile.read_text() == "keep\n"
+
+
+def test_a_run_records_its_environment_when_it_starts(tmp_path: Path) -> None:
+    """What run_conditions.json reports per run is recorded by the run itself, each start."""
+    import asyncio
+
+    from scigate import __version__
+    from scigate.gate._loop import LoopConfig, run_loop
+
+    from .conftest import model_spec
+
+    store = build_empty_db(tmp_path / "runs.db")
+    cfg = LoopConfig(generator=model_spec("generator:writes_candidates"), rounds=0)
+    run_id, _ = asyncio.run(run_loop(cfg, store))
+    asyncio.run(run_loop(LoopConfig(generator=cfg.generator, rounds=0), store, resume=True))
+    events = store.events(run_id=run_id, kind="environment")
+    assert len(events) == 2  # the start and the resume (which may be on another machine)
+    env = events[0]["data"]
+    assert env["scigate"] == __version__
+    assert env["packages"]["dolfinx-solver-real"].startswith("0.11")
+    assert env["isolation"]["mode"] in (
+        "bwrap",
+        "unisolated (allowed)",
+        "unavailable (untrusted runs refused)",
+    )
+    store.close()

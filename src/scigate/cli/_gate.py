@@ -418,7 +418,7 @@ def export_cmd(
     release: Path | None = typer.Option(
         None,
         "--release",
-        help="Also write a release package (JSONL, Parquet, datasheet, inspect_ai task) into this directory.",
+        help="Also write a release package (pool as JSONL and Parquet, gate records, run conditions, datasheet, no-tool and tool-enabled inspect_ai tasks) into this directory.",
     ),
     release_seed: int | None = typer.Option(
         None, "--release-seed", help="Seed of the released option order (default: fresh)."
@@ -436,6 +436,11 @@ def export_cmd(
     if release is not None:
         files = export_release(store, release, release_seed=release_seed)
         console.print(f"release: {files.items} items, seed {files.release_seed} → {release}")
+        console.print(
+            f"  gate records: {files.gate_records}\n  run conditions: {files.run_conditions}\n"
+            f"  inspect_ai tasks: {files.inspect_task} (no tools), {files.tool_task} "
+            "(python and bash tools in a sandbox)"
+        )
     store.close()
 
 
