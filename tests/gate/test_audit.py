@@ -427,15 +427,17 @@ def test_conflicting_proposals_are_counted(tmp_path: Path) -> None:
     _add_record(store, "conflict-of-c1-a", c1, "A", verified=True)  # c1 proposes C, verified
     _add_record(store, "repeat-of-c2-same", c2, c2.answer, verified=True)  # same proposal
     _add_record(store, "conflict-of-c7-b", c7, "B", verified=False)
+    # c7's proposal again, verified: two verified records, but of one proposal
+    _add_record(store, "repeat-of-c7-same", c7, c7.answer, verified=True)
     a = audit(store).conflicts
-    assert (a.repeat_groups, a.repeat_records) == (3, 3)
-    assert (a.conflicts, a.conflict_records) == (2, 4)
+    assert (a.repeat_groups, a.repeat_records) == (3, 4)
+    assert (a.conflicts, a.conflict_records) == (2, 5)
     # c1 (C) and its repeat (A) both passed verification: the check cannot tell them apart
     assert a.conflicts_verified_twice == 1
     by_first = {g.ids[0]: g for g in a.groups}
     assert by_first[ids[1]].proposals == {ids[1]: "C", "conflict-of-c1-a": "A"}
     assert by_first[ids[1]].verified == [ids[1], "conflict-of-c1-a"]
-    assert by_first[ids[7]].verified == [ids[7]]
+    assert by_first[ids[7]].verified == [ids[7], "repeat-of-c7-same"]
     assert ids[2] not in by_first  # a repeat with the same proposal is no conflict
     # c0, c5 and c10 share a normalised question but not the same text: not repeats
     store.close()
