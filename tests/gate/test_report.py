@@ -151,6 +151,8 @@ def test_empty_database_report(empty_report) -> None:
     html = empty_report.html.read_text()
     assert "No candidates in this database yet" in html
     assert "No screens were run." in html
+    assert "No gate results yet" in html
+    assert "No screen or tool-enabled solver has run" in html
     assert "no data" in html
     data = json.loads(empty_report.summary.read_text())
     assert data["funnel"]["generated"] == 0 and data["funnel"]["unique"] == 0
