@@ -168,7 +168,8 @@ def test_release_tool_task_runs_with_python_and_bash_in_a_local_sandbox(db, tmp_
     assert files.tool_task is not None and files.tool_task.name == "toolgate_tools_task.py"
     module, task = _load_task(files.tool_task, "toolgate_tools")
     assert task.sandbox.type == "local"
-    assert task.time_limit == 300  # the run's solver time limit, from run_conditions.json
+    # the run's solver limits, from run_conditions.json
+    assert (task.time_limit, task.token_limit, task.message_limit) == (300, 500_000, None)
     pool = {
         json.loads(line)["question"]: json.loads(line)
         for line in files.jsonl.read_text().splitlines()

@@ -7,8 +7,8 @@ Each item's sandbox holds question.md and options.json, as gate 3's workspace di
 model gets inspect_ai's bash() and python() tools and a submit() tool, computes the
 answer with the domain's software (for FEniCSx: `pip install dolfinx-solver-real`, and
 `import dolfinx_solver` before `import dolfinx`) and submits an option letter or value;
-the submission is graded by value, as gate 3 grades it. Time and message limits default
-to the run's (run_conditions.json).
+the submission is graded by value, as gate 3 grades it. The time, token and message
+limits default to the run's solver limits (run_conditions.json).
 
 The default sandbox is inspect's "local" one: the model's commands run unisolated on
 this machine, in a temporary directory. For a model you do not trust, use a container
@@ -141,6 +141,7 @@ def toolgate_tools(
     software = solver_conditions.get("workspace_note") or ""
     limit = time_limit or int(solver_conditions.get("time_limit_s") or 300)
     steps = message_limit or 2 * int(solver_conditions.get("max_steps") or 40) + 2
+    tokens = solver_conditions.get("max_tokens")
     return Task(
         dataset=json_dataset(str(POOL), record_to_sample),
         solver=basic_agent(
@@ -151,4 +152,5 @@ def toolgate_tools(
         scorer=by_value(),
         sandbox=sandbox,
         time_limit=limit,
+        token_limit=int(tokens) if tokens else None,
     )
