@@ -592,3 +592,50 @@ def test_audit_cli_text_shows_the_new_tables(tmp_path: Path, db) -> None:
     )
     assert data["transfer"]["accepted_by_families"] == {"python": 2}
     assert data["pool_value_rank_distribution"]["2"] == 1
+
+
+def test_a_loop_repeat_with_another_proposal_is_a_flagged_conflict(tmp_path: Path) -> None:
+    """End to end: round 1 repeats round 0's question and options with another proposal
+    and a solution that prints that proposal; both are gated and both verify, so the
+    audit reports one conflict whose two proposals passed verification."""
+    import os
+    import subprocess
+    import sys
+
+    from scigate.store import Store
+
+    from .conftest import model_spec
+
+    db = tmp_path / "run.db"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scigate",
+            "gate",
+            "run",
+            "--db",
+            str(db),
+            "--generator",
+            model_spec("generator:writes_candidates"),
+            "--screen",
+            "cue/largest",
+            "--rounds",
+            "2",
+            "--verify-timeout",
+            "60",
+            "--concurrency",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "SCIGATE_TEST_REPROPOSE": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    store = Store(db, create=False, readonly=True)
+    c = audit(store).conflicts
+    assert (c.conflicts, c.conflict_records, c.conflicts_verified_twice) == (1, 2, 1)
+    assert sorted(c.groups[0].proposals.values()) == ["A", "B"]
+    assert sorted(c.groups[0].verified) == sorted(c.groups[0].ids)
+    store.close()

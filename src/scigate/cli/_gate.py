@@ -352,7 +352,7 @@ def _print_pool_and_gates(a) -> None:
         f"verified; {c.repeat_records} repeats in {c.repeat_groups} groups"
     )
     t = Table(title=f"Rejections ({a.rejections.total} non-passing results)")
-    for col in ("gate", "results", "rejected", "errors", "reason", "outcome", "count", "share"):
+    for col in ("gate", "results", "rejected", "errors", "reason", "outcome", "count", "of gate"):
         t.add_column(col)
     for g in a.rejections.gates:
         head = [g.gate, str(g.results), f"{g.rejected} ({_pct(g.rejected_share)})", str(g.errors)]
