@@ -384,3 +384,258 @@ def test_popcount_without_the_numpy_2_ufunc(monkeypatch) -> None:
     sets = _random_family_sets(random.Random(7), 120)
     want = clusters(len(sets), [(i, j, 1.0) for i, j in _brute(sets, 0.7)])
     assert similar_clusters(sets, 0.7) == want
+
+
+# -- conflicts, rejection breakdown, transfer, the pool's value ranks -------------------
+
+
+def test_pool_letters_and_value_ranks(result) -> None:
+    # the pool is c5 (B, rank 2) and c8 (B, non-numeric)
+    assert result.pool_letter_distribution == {"A": 0, "B": 2, "C": 0, "D": 0}
+    assert result.pool_value_rank_distribution == {
+        "1": 0,
+        "2": 1,
+        "3": 0,
+        "4": 0,
+        "non-numeric": 1,
+    }
+
+
+def _add_record(store, cid: str, like, answer: str, *, verified: bool) -> None:
+    """A record with `like`'s question and options but its own id and proposal."""
+    from scigate.store import CandidateRecord
+
+    _, created = store.add_candidate(
+        CandidateRecord(
+            id=cid,
+            run_id="run-1",
+            question=like.question,
+            options=like.options,
+            answer=answer,
+            created_at=2000.0,
+        )
+    )
+    assert created
+    outcome = "pass" if verified else "fail"
+    store.add_gate_result("run-1", cid, "verify", outcome=outcome, reason=f"printed {answer}")
+
+
+def test_conflicting_proposals_are_counted(tmp_path: Path) -> None:
+    """The same question and options with another proposal is a record of its own."""
+    store, ids = build_db(tmp_path / "c.db")
+    c1, c2, c7 = (store.get_candidate(ids[i]) for i in (1, 2, 7))
+    _add_record(store, "conflict-of-c1-a", c1, "A", verified=True)  # c1 proposes C, verified
+    _add_record(store, "repeat-of-c2-same", c2, c2.answer, verified=True)  # same proposal
+    _add_record(store, "conflict-of-c7-b", c7, "B", verified=False)
+    # c7's proposal again, verified: two verified records, but of one proposal
+    _add_record(store, "repeat-of-c7-same", c7, c7.answer, verified=True)
+    a = audit(store).conflicts
+    assert (a.repeat_groups, a.repeat_records) == (3, 4)
+    assert (a.conflicts, a.conflict_records) == (2, 5)
+    # c1 (C) and its repeat (A) both passed verification: the check cannot tell them apart
+    assert a.conflicts_verified_twice == 1
+    by_first = {g.ids[0]: g for g in a.groups}
+    assert by_first[ids[1]].proposals == {ids[1]: "C", "conflict-of-c1-a": "A"}
+    assert by_first[ids[1]].verified == [ids[1], "conflict-of-c1-a"]
+    assert by_first[ids[7]].verified == [ids[7], "repeat-of-c7-same"]
+    assert ids[2] not in by_first  # a repeat with the same proposal is no conflict
+    # c0, c5 and c10 share a normalised question but not the same text: not repeats
+    store.close()
+
+
+def test_rejection_breakdown(result) -> None:
+    r = result.rejections
+    gates = {g.gate: g for g in r.gates}
+    assert list(gates) == ["generate", "verify", "screen", "solve"]
+    gen = gates["generate"]
+    assert (gen.results, gen.rejected, gen.errors) == (12, 1, 0)
+    assert [(x.reason, x.count, x.share) for x in gen.reasons] == [("no files", 1, 1.0)]
+    verify = gates["verify"]
+    assert (verify.results, verify.rejected, verify.rejected_share) == (11, 1, 0.0909)
+    assert verify.reasons[0].reason == "printed value matches no option"
+    screen = gates["screen"]
+    assert (screen.results, screen.rejected, screen.rejected_share) == (20, 9, 0.45)
+    assert [(x.reason, x.count, x.by_model) for x in screen.reasons] == [
+        ("N of N calls correct", 9, {FIXED: 5, SHUFFLED: 4})
+    ]
+    solve = gates["solve"]
+    assert (solve.results, solve.rejected) == (5, 1)
+    assert [(x.reason, x.by_model) for x in solve.reasons] == [("wrong answer", {SOLVER: 1})]
+    assert r.total == 12
+
+
+def test_rejection_reason_classes_and_new_gates(tmp_path: Path) -> None:
+    from scigate.gate._rejections import reason_class
+
+    assert reason_class("timeout: wall clock 300 s exceeded") == "timeout"
+    assert reason_class("crash: exit code 1; last stderr lines: x") == "crash"
+    assert (
+        reason_class("value matches another option: printed 0.5, which is option B, not C")
+        == "value matches another option"
+    )
+    spec = "python/m.py:f"
+    assert (
+        reason_class(f"{spec} solved it (rejected as too easy): 2 of 3 answered calls", spec)
+        == "solved it (rejected as too easy)"
+    )
+    assert reason_class(f"{spec} could not decide: 2 of 3 calls failed", spec) == "could not decide"
+    assert reason_class("", "x") == "(no reason given)"
+    assert reason_class("anything: at all", detail={"reason_class": "mesh reordering"}) == (
+        "mesh reordering"
+    )
+
+    store, ids = build_db(tmp_path / "r.db")
+    # a gate this module does not know yet, with a failure and an error
+    store.add_gate_result(
+        "run-1", ids[1], "invariance", outcome="fail", reason="cell order: 0.1 became 0.2"
+    )
+    store.add_gate_result("run-1", ids[2], "invariance", outcome="error", reason="crash: x")
+    store.add_gate_result("run-1", ids[3], "invariance", outcome="pass", reason="unchanged")
+    # the loop rejected a candidate before any gate ran (e.g. a near duplicate)
+    from scigate.store import CandidateRecord
+
+    cid, _ = store.add_candidate(
+        CandidateRecord(
+            question="near copy", options={"A": "1", "B": "2", "C": "3", "D": "4"}, answer="A"
+        )
+    )
+    store.add_attempt(
+        "run-1",
+        50,
+        candidate_id=cid,
+        status="rejected-duplicate",
+        reason="near duplicate of x: Jaccard 0.8",
+    )
+    gates = {g.gate: g for g in audit(store).rejections.gates}
+    assert list(gates) == ["generate", "verify", "invariance", "screen", "solve", "duplicate"]
+    inv = gates["invariance"]
+    assert (inv.results, inv.rejected, inv.errors, inv.rejected_share) == (3, 1, 1, 0.3333)
+    assert {(x.reason, x.outcome, x.share) for x in inv.reasons} == {
+        ("cell order", "fail", 0.5),
+        ("crash", "error", 0.5),
+    }
+    assert [(x.reason, x.count) for x in gates["duplicate"].reasons] == [("near duplicate of x", 1)]
+    assert gates["generate"].results == 13  # the near copy was generated too
+    store.close()
+
+
+def test_spec_families() -> None:
+    from scigate.gate._transfer import spec_family
+
+    assert spec_family("openai/gpt-5.5?reasoning_effort=medium") == "openai"
+    assert spec_family("anthropic/claude-opus-4-8") == "anthropic"
+    assert spec_family("ollama/qwen3") == "openai-compatible"
+    assert spec_family("python/models/a.py:f") == "python"
+    assert spec_family("cue/middle-value") == "cue"
+    assert spec_family("cmd:codex exec --full-auto") == "cmd"
+    assert spec_family("nonsense") == "unknown"
+
+
+OPUS_AGENT = "anthropic/claude-opus-4-8"
+GPT_SCREEN = "openai/gpt-5.5?reasoning_effort=medium"
+
+
+def test_tool_solver_transfer_between_families(tmp_path: Path) -> None:
+    store, ids = build_db(tmp_path / "t.db")
+    # the held-out family's agent on the python solver's cohort: c4 wrong, c5 c8 right, c10 error
+    for i, outcome in ((4, "fail"), (5, "pass"), (8, "pass"), (10, "error")):
+        store.add_gate_result("run-2", ids[i], "solve", screen=OPUS_AGENT, outcome=outcome)
+    t = audit(store).transfer
+    assert t.tool_families == ["anthropic", "python"]
+    cells = {(c.a, c.b): (c.n, c.solved, c.rate) for c in t.tool}
+    # python solved c4 c5 c8 c10; anthropic decided c4 c5 c8 and solved c5 c8
+    assert cells[("python", "anthropic")] == (3, 2, 0.6667)
+    assert cells[("anthropic", "python")] == (2, 2, 1.0)
+    assert cells[("python", "python")] == (5, 4, 0.8)
+    assert cells[("anthropic", "anthropic")] == (3, 2, 0.6667)
+    solvers = {s.spec: s for s in t.solvers}
+    assert (solvers[OPUS_AGENT].attempted, solvers[OPUS_AGENT].solved) == (3, 2)
+    assert solvers[OPUS_AGENT].errors == 1 and solvers[OPUS_AGENT].kind == "tool"
+    # the pool (c5, c8): both solved by both families
+    assert t.accepted_solved_by == {ids[5]: [OPUS_AGENT, SOLVER], ids[8]: [OPUS_AGENT, SOLVER]}
+    assert t.accepted_by_families == {"anthropic+python": 2}
+    store.close()
+
+
+def test_no_tool_transfer_between_families(tmp_path: Path) -> None:
+    store, ids = build_db(tmp_path / "n.db")
+    for i, outcome in ((0, "fail"), (1, "pass"), (3, "fail"), (8, "error")):
+        store.add_gate_result("run-2", ids[i], "screen", screen=GPT_SCREEN, outcome=outcome)
+    t = audit(store).transfer
+    assert t.no_tool_families == ["openai", "python"]
+    cells = {(c.a, c.b): (c.n, c.solved) for c in t.no_tool}
+    # the python screens solved c0 c1 c2 c3 c4 c6 c7; openai decided c0 c1 c3, solved c0 c3
+    assert cells[("openai", "openai")] == (3, 2)
+    assert cells[("openai", "python")] == (2, 2)
+    assert cells[("python", "openai")] == (3, 2)
+    assert cells[("python", "python")] == (10, 7)
+    store.close()
+
+
+def test_audit_cli_text_shows_the_new_tables(tmp_path: Path, db) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from scigate.cli import app
+
+    res = CliRunner().invoke(app, ["gate", "audit", "--db", str(db[0].path)])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())  # rich wraps lines at the runner's width
+    for text in ("Rejections (12", "Solved by", "No-tool transfer", "value ranks of the pool"):
+        assert text in out, text
+    assert "0 conflicts (same question and options, different proposals)" in out
+    res = CliRunner().invoke(app, ["gate", "audit", "--db", str(db[0].path), "--json"])
+    data = json.loads(res.output)
+    assert data["rejections"]["gates"][1]["reasons"][0]["reason"] == (
+        "printed value matches no option"
+    )
+    assert data["transfer"]["accepted_by_families"] == {"python": 2}
+    assert data["pool_value_rank_distribution"]["2"] == 1
+
+
+def test_a_loop_repeat_with_another_proposal_is_a_flagged_conflict(tmp_path: Path) -> None:
+    """End to end: round 1 repeats round 0's question and options with another proposal
+    and a solution that prints that proposal; both are gated and both verify, so the
+    audit reports one conflict whose two proposals passed verification."""
+    import os
+    import subprocess
+    import sys
+
+    from scigate.store import Store
+
+    from .conftest import model_spec
+
+    db = tmp_path / "run.db"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scigate",
+            "gate",
+            "run",
+            "--db",
+            str(db),
+            "--generator",
+            model_spec("generator:writes_candidates"),
+            "--screen",
+            "cue/largest",
+            "--rounds",
+            "2",
+            "--verify-timeout",
+            "60",
+            "--concurrency",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "SCIGATE_TEST_REPROPOSE": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    store = Store(db, create=False, readonly=True)
+    c = audit(store).conflicts
+    assert (c.conflicts, c.conflict_records, c.conflicts_verified_twice) == (1, 2, 1)
+    assert sorted(c.groups[0].proposals.values()) == ["A", "B"]
+    assert sorted(c.groups[0].verified) == sorted(c.groups[0].ids)
+    store.close()

@@ -105,21 +105,178 @@ def test_release_package(db, tmp_path: Path) -> None:
     py_compile.compile(str(files.inspect_task), doraise=True)
 
 
-def test_release_task_loads_in_inspect_ai(db, tmp_path: Path) -> None:
-    """The task file builds a real inspect_ai Task whose samples are the released items.
-
-    (Running `inspect eval` needs no model here, but inspect_ai fetches a tokenizer from
-    the network on its first eval, so the test stops at the Task.)"""
-    files = export_release(db[0], tmp_path / "rel", release_seed=1)
-    spec = importlib.util.spec_from_file_location("toolgate_task", files.inspect_task)
+def _load_task(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    task = module.toolgate()
+    return module, getattr(module, name)()
+
+
+def _mock_model(outputs):
+    """inspect_ai's mock model answering with `outputs(messages)`; token usage is given so
+    that inspect does not fetch a tokenizer to count it."""
+    from inspect_ai.model import ModelUsage, get_model
+
+    def generate(messages, tools, tool_choice, config):
+        out = outputs(messages)
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    return get_model("mockllm/model", custom_outputs=generate)
+
+
+def _eval(task, model, log_dir: Path):
+    from inspect_ai import eval as inspect_eval
+
+    [log] = inspect_eval(task, model=model, log_dir=str(log_dir), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def test_release_no_tool_task_runs_in_inspect_ai(db, tmp_path: Path) -> None:
+    """The no-tool task builds a Task whose samples are the released items, and runs."""
+    from inspect_ai.model import ModelOutput
+
+    files = export_release(db[0], tmp_path / "rel", release_seed=1)
+    _, task = _load_task(files.inspect_task, "toolgate")
     assert len(task.dataset) == files.items
     pool = [json.loads(line) for line in files.jsonl.read_text().splitlines()]
     for sample, item in zip(task.dataset, pool, strict=True):
         assert sample.id == item["id"] and sample.target == item["answer"]
         assert sample.choices == [item["options"][k] for k in "ABCD"]
+    # right on the first item, wrong on the second
+    answers = {pool[0]["question"]: pool[0]["answer"]}
+    wrong = next(k for k in "ABCD" if k != pool[1]["answer"])
+
+    def reply(messages):
+        text = messages[-1].text
+        letter = next((a for q, a in answers.items() if q in text), wrong)
+        return ModelOutput.from_content("mockllm/model", f"ANSWER: {letter}")
+
+    log = _eval(task, _mock_model(reply), tmp_path / "logs")
+    assert log.results.scores[0].metrics["accuracy"].value == 0.5
+    by_id = {s.id: s.scores["choice"].value for s in log.samples}
+    assert by_id == {pool[0]["id"]: "C", pool[1]["id"]: "I"}
+
+
+def test_release_tool_task_runs_with_python_and_bash_in_a_local_sandbox(db, tmp_path: Path) -> None:
+    """The tool-enabled task gives the model gate 3's workspace files and python and bash
+    tools in inspect's local sandbox, and grades the submission by value."""
+    from inspect_ai.model import ChatMessageTool, ModelOutput
+
+    files = export_release(db[0], tmp_path / "rel", release_seed=3)
+    assert files.tool_task is not None and files.tool_task.name == "toolgate_tools_task.py"
+    module, task = _load_task(files.tool_task, "toolgate_tools")
+    assert task.sandbox.type == "local"
+    # the run's solver limits, from run_conditions.json
+    assert (task.time_limit, task.token_limit, task.message_limit) == (300, 500_000, None)
+    pool = {
+        json.loads(line)["question"]: json.loads(line)
+        for line in files.jsonl.read_text().splitlines()
+    }
+    first, _ = pool.values()
+
+    def act(messages):
+        item = next(p for q, p in pool.items() if q.strip() in messages[1].text)
+        tool_results = [m for m in messages if isinstance(m, ChatMessageTool)]
+        if not tool_results:  # look at the workspace with bash, then compute with python
+            return ModelOutput.for_tool_call(
+                "mockllm/model", "bash", {"command": "cat options.json"}
+            )
+        if len(tool_results) == 1:
+            code = "import json; print(json.load(open('options.json'))['A'])"
+            return ModelOutput.for_tool_call("mockllm/model", "python", {"code": code})
+        if item is first:  # submit the value (graded by value, at the option's precision)
+            return ModelOutput.for_tool_call(
+                "mockllm/model", "submit", {"answer": item["answer_value"] + "0"}
+            )
+        wrong = next(k for k in "ABCD" if k != item["answer"])
+        return ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": wrong})
+
+    log = _eval(task, _mock_model(act), tmp_path / "logs")
+    assert log.results.scores[0].metrics["accuracy"].value == 0.5
+    for sample in log.samples:
+        item = next(p for p in pool.values() if p["id"] == sample.id)
+        outputs = [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
+        # bash read the workspace file; python ran and printed option A
+        assert json.loads(outputs[0]) == item["options"], outputs
+        assert outputs[1].strip() == item["options"]["A"]
+        want = "C" if item is first else "I"
+        assert sample.scores["by_value"].value == want
+    # grading by value: letters, values at the option's precision, nothing else
+    options = {"A": "0.100000", "B": "0.122000", "C": "0.111000", "D": "0.133000"}
+    assert module.graded_letter("(C)", options) == "C"
+    assert module.graded_letter("0.1110004", options) == "C"
+    assert module.graded_letter("0.1115", options) is None
+    assert module.graded_letter("I think it is large", options) is None
+
+
+def test_release_gate_records_and_run_conditions(tmp_path: Path) -> None:
+    """Next to the pool: every gate record of each released item (a gate added later
+    included) and the conditions of each run (models and settings, seeds, limits,
+    software versions, isolation)."""
+    from scigate.gate._environment import run_environment
+
+    store, ids = build_db(tmp_path / "g.db")
+    store.add_event("run-1", "environment", run_environment())
+    store.add_gate_result(
+        "run-1",
+        ids[5],
+        "invariance",
+        outcome="pass",
+        reason="unchanged under reordered cells",
+        detail={"checks": [{"check": "reordered cells", "values": ["0.1", "0.1"]}]},
+    )
+    files = export_release(store, tmp_path / "rel", release_seed=9)
+    pool = {p["id"]: p for p in map(json.loads, files.jsonl.read_text().splitlines())}
+    records = [json.loads(line) for line in files.gate_records.read_text().splitlines()]
+    assert [r["id"] for r in records] == list(pool)
+    rec = records[0]
+    assert rec["id"] == ids[5]
+    p = pool[ids[5]]
+    # the released letter maps onto the gated one, and the value rank is reported
+    assert p["original_order"]["ABCD".index(p["answer"])] == rec["gated_answer"] == "B"
+    assert rec["answer"] == p["answer"] and rec["value_rank"] == p["value_rank"] == 2
+    gates = {(g["gate"], g["model"]): g for g in rec["gates"]}
+    assert list(gates) == [
+        ("verify", None),
+        ("screen", FIXED),
+        ("solve", SOLVER),
+        ("screen", SHUFFLED),
+        ("invariance", None),
+    ]
+    verify = gates[("verify", None)]["summary"]
+    assert verify["printed"] == p["answer_value"] and verify["matched_option"] == "B"
+    calls = gates[("screen", SHUFFLED)]["summary"]["calls"]
+    assert [c["order"] for c in calls] == [list("DCAB"), list("BACD"), list("CBDA")]
+    assert [c["chosen_value"] for c in calls] == [
+        store.get_candidate(ids[5]).options[c["chosen_original"]] for c in calls
+    ]
+    solve = gates[("solve", SOLVER)]
+    assert solve["outcome"] == "pass" and solve["summary"]["solved"] is True
+    assert "transcript_tail" not in solve["detail"]
+    inv = gates[("invariance", None)]
+    assert inv["outcome"] == "pass" and inv["summary"]["checks"][0]["check"] == "reordered cells"
+
+    cond = json.loads(files.run_conditions.read_text())
+    assert cond["release"]["seed"] == 9 and cond["release"]["items"] == 2
+    runs = {r["id"]: r for r in cond["runs"]}
+    assert runs["run-1"]["config"]["seed"] == 7 and runs["run-2"]["config"]["seed"] == 11
+    assert runs["run-1"]["config"]["screens"] == [FIXED]
+    assert runs["run-1"]["config"]["verify_timeout"] == 300.0
+    models = {(m["role"], m["spec"]): m for m in runs["run-1"]["models"]}
+    assert models[("screen", FIXED)]["settings"] == {"temperature": 1.0}
+    assert models[("solver", SOLVER)]["calls"] == 20
+    env = runs["run-1"]["environment"][0]
+    assert env["scigate"] and env["isolation"]["mode"] and env["python"]
+    assert runs["run-2"]["environment"] == []  # not recorded: said so, not invented
+    assert cond["solver"]["spec"] == SOLVER and cond["solver"]["time_limit_s"] == 300.0
+    assert "DOLFINx" in cond["solver"]["workspace_note"]
+    assert cond["export_environment"]["packages"].get("dolfinx-solver-real")
+    sheet = files.datasheet.read_text()
+    assert "value rank of the correct option" in sheet and "'2': 1" in sheet
+    assert "isolation" in sheet and "not recorded" in sheet
+    store.close()
 
 
 def _record(cid: str) -> dict:
@@ -182,6 +339,9 @@ def test_export_cli(db, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 2
     assert (tmp_path / "rel" / "pool.parquet").exists()
+    for name in ("gate_records.jsonl", "run_conditions.json", "toolgate_tools_task.py"):
+        assert (tmp_path / "rel" / name).exists()
+    assert "gate records:" in res.output and "run conditions:" in res.output
 
 
 def test_export_to_a_directory_or_over_a_file_is_bad_input(db, tmp_path: Path) -> None:
@@ -195,3 +355,29 @@ def test_export_to_a_directory_or_over_a_file_is_bad_input(db, tmp_path: Path) -
     with pytest.raises(BadInput, match="must be a directory"):
         export_release(db[0], afile)
     assert afile.read_text() == "keep\n"
+
+
+def test_a_run_records_its_environment_when_it_starts(tmp_path: Path) -> None:
+    """What run_conditions.json reports per run is recorded by the run itself, each start."""
+    import asyncio
+
+    from scigate import __version__
+    from scigate.gate._loop import LoopConfig, run_loop
+
+    from .conftest import model_spec
+
+    store = build_empty_db(tmp_path / "runs.db")
+    cfg = LoopConfig(generator=model_spec("generator:writes_candidates"), rounds=0)
+    run_id, _ = asyncio.run(run_loop(cfg, store))
+    asyncio.run(run_loop(LoopConfig(generator=cfg.generator, rounds=0), store, resume=True))
+    events = store.events(run_id=run_id, kind="environment")
+    assert len(events) == 2  # the start and the resume (which may be on another machine)
+    env = events[0]["data"]
+    assert env["scigate"] == __version__
+    assert env["packages"]["dolfinx-solver-real"].startswith("0.11")
+    assert env["isolation"]["mode"] in (
+        "bwrap",
+        "unisolated (allowed)",
+        "unavailable (untrusted runs refused)",
+    )
+    store.close()

@@ -151,6 +151,8 @@ def test_empty_database_report(empty_report) -> None:
     html = empty_report.html.read_text()
     assert "No candidates in this database yet" in html
     assert "No screens were run." in html
+    assert "No gate results yet" in html
+    assert "No screen or tool-enabled solver has run" in html
     assert "no data" in html
     data = json.loads(empty_report.summary.read_text())
     assert data["funnel"]["generated"] == 0 and data["funnel"]["unique"] == 0
@@ -239,3 +241,63 @@ def test_chromium_renders_funnel_and_item_browser(report, tmp_path: Path) -> Non
 def test_chromium_renders_empty_report(empty_report, tmp_path: Path) -> None:
     dom = _dump_dom(empty_report.html, tmp_path)
     assert "no candidates match" in dom and "0 shown" in dom
+
+
+@pytest.fixture(scope="module")
+def two_family_report(tmp_path_factory: pytest.TempPathFactory):
+    """The hand-made database plus a held-out family's tool agent and an unknown new gate."""
+    base = tmp_path_factory.mktemp("families")
+    store, ids = build_db(base / "runs.db")
+    for i, outcome in ((4, "fail"), (5, "pass"), (8, "pass"), (10, "error")):
+        store.add_gate_result(
+            "run-2",
+            ids[i],
+            "solve",
+            screen="anthropic/claude-opus-4-8",
+            outcome=outcome,
+            reason={"fail": "wrong answer: chose A", "pass": "solved", "error": "error: x"}[
+                outcome
+            ],
+        )
+    store.add_gate_result(
+        "run-1", ids[2], "invariance", outcome="fail", reason="mesh reordering: 0.1 then 0.2"
+    )
+    files = build_report(store, base / "out")
+    yield files
+    store.close()
+
+
+def test_report_shows_rejections_transfer_and_pool_ranks(two_family_report) -> None:
+    html = two_family_report.html.read_text()
+    for text in (
+        "Rejections by gate and reason",
+        "Reason classes",
+        "mesh reordering",  # a gate the report does not know by name
+        "printed value matches no option",
+        "Who solved what: cross-family transfer",
+        "anthropic+python",
+        "Accepted pool (2 unique items)",
+        "Value rank of the correct option",
+        "conflicting records",
+    ):
+        assert text in html, text
+    # the tool matrix: python solved 4 (c4 c5 c8 c10), anthropic decided 3 of them, solved 2
+    matrix = html[html.index("Tool-enabled solvers") : html.index("No-tool screens")]
+    cells = re.findall(r"<td class=\"num[^\"]*\"[^>]*>(\d+) / (\d+)<br>", matrix)
+    assert cells == [("2", "3"), ("2", "2"), ("2", "3"), ("4", "5")]
+    data = json.loads(two_family_report.summary.read_text())
+    gates = [g["gate"] for g in data["audit"]["rejections"]["gates"]]
+    assert gates == ["generate", "verify", "invariance", "screen", "solve"]
+    assert data["audit"]["transfer"]["tool_families"] == ["anthropic", "python"]
+    assert data["audit"]["pool_value_rank_distribution"]["2"] == 1
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)"
+)
+def test_chromium_renders_rejections_and_transfer(two_family_report, tmp_path: Path) -> None:
+    dom = _dump_dom(two_family_report.html, tmp_path)
+    assert 'id="rejections"' in dom and 'id="transfer"' in dom
+    assert "Only one family ran" in dom  # the no-tool screens are all of one family
+    assert re.search(r"<svg[^>]*>.*?invariance.*?</svg>", dom, re.S)  # the per-gate chart

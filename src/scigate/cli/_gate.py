@@ -334,6 +334,65 @@ def audit_cmd(
             "—" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}",
         )
     console.print(t)
+    _print_pool_and_gates(a)
+
+
+def _print_pool_and_gates(a) -> None:
+    """The audit's pool value ranks, conflicts, rejection breakdown and solver transfer."""
+    from rich.table import Table
+
+    console.print(
+        f"accepted pool: letters {a.pool_letter_distribution}; "
+        f"value ranks of the pool's correct options {a.pool_value_rank_distribution}"
+    )
+    c = a.conflicts
+    console.print(
+        f"records: {c.conflicts} conflicts (same question and options, different proposals) "
+        f"in {c.conflict_records} records, {c.conflicts_verified_twice} with two proposals "
+        f"verified; {c.repeat_records} repeats in {c.repeat_groups} groups"
+    )
+    t = Table(title=f"Rejections ({a.rejections.total} non-passing results)")
+    for col in ("gate", "results", "rejected", "errors", "reason", "outcome", "count", "of gate"):
+        t.add_column(col)
+    for g in a.rejections.gates:
+        head = [g.gate, str(g.results), f"{g.rejected} ({_pct(g.rejected_share)})", str(g.errors)]
+        for k, r in enumerate(g.reasons or [None]):
+            cells = ["", "", "", ""] if k else head
+            if r is None:
+                t.add_row(*cells, "—", "", "", "")
+            else:
+                t.add_row(*cells, r.reason, r.outcome, str(r.count), _pct(r.share))
+    console.print(t)
+    tr = a.transfer
+    t = Table(title="Solved by (latest result per candidate; errors left out)")
+    for col in ("model", "family", "kind", "attempted", "solved", "errors"):
+        t.add_column(col)
+    for s in tr.solvers:
+        t.add_row(s.spec, s.family, s.kind, str(s.attempted), str(s.solved), str(s.errors))
+    console.print(t)
+    for title, fams, cells in (
+        ("Tool-enabled transfer", tr.tool_families, tr.tool),
+        ("No-tool transfer", tr.no_tool_families, tr.no_tool),
+    ):
+        if not fams:
+            continue
+        grid = {(x.a, x.b): x for x in cells}
+        t = Table(title=f"{title}: of the items the row family solved, solved by the column too")
+        t.add_column("solved by ↓ / also by →")
+        for f in fams:
+            t.add_column(f)
+        for r in fams:
+            t.add_row(
+                r,
+                *(
+                    f"{grid[(r, col)].solved}/{grid[(r, col)].n} ({_pct(grid[(r, col)].rate)})"
+                    for col in fams
+                ),
+            )
+        console.print(t)
+    console.print(
+        f"accepted items by the tool families that solved them: {tr.accepted_by_families}"
+    )
 
 
 @app.command("report")
@@ -359,7 +418,7 @@ def export_cmd(
     release: Path | None = typer.Option(
         None,
         "--release",
-        help="Also write a release package (JSONL, Parquet, datasheet, inspect_ai task) into this directory.",
+        help="Also write a release package (pool as JSONL and Parquet, gate records, run conditions, datasheet, no-tool and tool-enabled inspect_ai tasks) into this directory.",
     ),
     release_seed: int | None = typer.Option(
         None, "--release-seed", help="Seed of the released option order (default: fresh)."
@@ -377,6 +436,11 @@ def export_cmd(
     if release is not None:
         files = export_release(store, release, release_seed=release_seed)
         console.print(f"release: {files.items} items, seed {files.release_seed} → {release}")
+        console.print(
+            f"  gate records: {files.gate_records}\n  run conditions: {files.run_conditions}\n"
+            f"  inspect_ai tasks: {files.inspect_task} (no tools), {files.tool_task} "
+            "(python and bash tools in a sandbox)"
+        )
     store.close()
 
 

@@ -8,7 +8,10 @@
 - exact duplicates, token-Jaccard clusters (>= 0.7) and the largest cluster's share;
 - family concentration (over all candidates and over the surviving pool);
 - agreement between screens (2x2 tables);
-- time and tokens per gate (agent-hours, as the paper's Table 2).
+- time and tokens per gate (agent-hours, as the paper's Table 2);
+- conflicting records (one question and options, different proposals), the rejection
+  breakdown per gate and reason class, cross-family transfer of solvers and screens,
+  and the letters and value ranks of the accepted pool's correct options.
 
 Every function reads the database in a few whole-table queries (never one query per
 candidate), so a 10,000-candidate database is audited in seconds.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import combinations
 from typing import Any
@@ -26,7 +29,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from scigate.gate._candidate import LETTERS
+from scigate.gate._conflicts import ConflictAudit, conflict_audit
+from scigate.gate._rejections import RejectionBreakdown, rejection_breakdown
 from scigate.gate._similarity import similar_clusters, tokens
+from scigate.gate._transfer import TransferAudit, solver_transfer
 from scigate.gate._values import value_rank
 from scigate.store._records import CandidateRecord
 
@@ -83,6 +89,11 @@ class Audit(BaseModel):
     agreement: list[dict[str, Any]]
     cost: list[dict[str, Any]]
     funnel: dict[str, Any]
+    pool_letter_distribution: dict[str, int] = Field(default_factory=dict)
+    pool_value_rank_distribution: dict[str, int] = Field(default_factory=dict)
+    conflicts: ConflictAudit = Field(default_factory=ConflictAudit)
+    rejections: RejectionBreakdown = Field(default_factory=RejectionBreakdown)
+    transfer: TransferAudit = Field(default_factory=TransferAudit)
 
 
 def audit(
@@ -159,6 +170,40 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         agreement=_agreement(screen_names, latest, verified_ids),
         cost=cost_by_gate(store),
         funnel=funnel,
+        **_pool_and_gate_audits(store, cands, latest, ids, verified_ids, pool),
+    )
+
+
+def _pool_and_gate_audits(
+    store: Any,
+    cands: dict[str, CandidateRecord],
+    latest: Latest,
+    ids: list[str],
+    verified_ids: list[str],
+    pool: list[CandidateRecord],
+) -> dict[str, Any]:
+    """The pool's letters and value ranks, conflicts, rejections and solver transfer."""
+    attempts = store.query("SELECT candidate_id, status, reason FROM attempts ORDER BY id")
+    return {
+        "pool_letter_distribution": letter_counts(pool),
+        "pool_value_rank_distribution": rank_counts(value_rank(c.options, c.answer) for c in pool),
+        "conflicts": conflict_audit(ids, cands, set(verified_ids)),
+        "rejections": rejection_breakdown(latest, attempts),
+        "transfer": solver_transfer(latest, [c.id for c in pool]),
+    }
+
+
+def letter_counts(items: list[CandidateRecord]) -> dict[str, int]:
+    """How often each letter is the proposed answer."""
+    letters = Counter(c.answer for c in items)
+    return {k: letters.get(k, 0) for k in LETTERS}
+
+
+def rank_counts(values: Iterable[int | None]) -> dict[str, int]:
+    """How often each value rank (1st..4th smallest numeric option; None: non-numeric) occurs."""
+    ranks = Counter(values)
+    return {str(r): ranks.get(r, 0) for r in (1, 2, 3, 4)} | (
+        {"non-numeric": ranks[None]} if ranks.get(None) else {}
     )
 
 

@@ -2,8 +2,12 @@
 
 `export_jsonl` writes one JSON object per accepted item: question, options, proposed
 answer, solution, and every gate record with the models, settings, option orders shown,
-time limits, outcomes and seconds. `export_release` writes the pool as JSONL and Parquet
-with freshly permuted option orders, a datasheet and an inspect_ai task file.
+time limits, outcomes and seconds. `export_release` writes a release that can be
+re-checked: the pool as JSONL and Parquet with freshly permuted option orders, the gate
+records of every released item (every gate result row, whatever the gate), the run
+conditions (models and settings, seeds, limits, software versions, isolation), a
+datasheet, and two inspect_ai tasks (no-tool multiple choice, and tool-enabled with
+python and bash tools in a sandbox, as gate 3).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import datetime as dt
 import json
 import random
 import secrets
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +28,46 @@ from scigate.gate._audit import (
     audit,
     dedupe_by_question,
     latest_results,
+    rank_counts,
     screens_in_order,
     surviving_candidates,
 )
 from scigate.gate._candidate import LETTERS
+from scigate.gate._environment import run_environment
 from scigate.gate._files import write_text_atomic
+from scigate.gate._values import value_rank
+
+#: The inspect_ai task files of a release (package data in scigate/gate/templates).
+TASK_FILES = ("toolgate_task.py", "toolgate_tools_task.py")
+#: Detail fields lifted into a gate record's summary when a gate wrote them.
+SUMMARY_KEYS = (
+    "printed",
+    "matched_option",
+    "proposed",
+    "correct_calls",
+    "answered_calls",
+    "failed_calls",
+    "planned_calls",
+    "early_stop",
+    "solved",
+    "answer_raw",
+    "answer_option",
+    "answer_value",
+    "steps",
+    "check",
+    "checks",
+    "values",
+)
+#: Fields of a screen call kept in a gate record's summary.
+CALL_KEYS = (
+    "index",
+    "order",
+    "chosen_letter",
+    "chosen_original",
+    "chosen_value",
+    "correct",
+    "error",
+)
 
 
 class ReleaseFiles(BaseModel):
@@ -39,6 +79,9 @@ class ReleaseFiles(BaseModel):
     inspect_task: Path
     items: int
     release_seed: int
+    tool_task: Path | None = None
+    gate_records: Path | None = None
+    run_conditions: Path | None = None
 
 
 def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[dict[str, Any]]:
@@ -98,6 +141,7 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
                 "options": c.options,
                 "answer": c.answer,
                 "answer_value": c.answer_value or c.options.get(c.answer, ""),
+                "value_rank": value_rank(c.options, c.answer),
                 "family": c.family,
                 "generator": c.generator,
                 "meta": c.meta,
@@ -184,6 +228,7 @@ def permute(record: dict[str, Any], release_seed: int) -> dict[str, Any]:
         "options": options,
         "answer": answer,
         "answer_value": record["answer_value"],
+        "value_rank": record.get("value_rank"),
         "family": record["family"],
         "original_order": order,
         "solution": record["solution"],
@@ -191,7 +236,8 @@ def permute(record: dict[str, Any], release_seed: int) -> dict[str, Any]:
 
 
 def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None) -> ReleaseFiles:
-    """Write pool.jsonl, pool.parquet, DATASHEET.md and toolgate_task.py into `out_dir`."""
+    """Write the pool (JSONL, Parquet), gate_records.jsonl, run_conditions.json,
+    DATASHEET.md and the inspect_ai tasks into `out_dir`."""
     records = accepted_records(store)
     if not records:
         raise BadInput(f"no accepted items to release in {store.path}")
@@ -206,18 +252,156 @@ def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None
     jsonl = out_dir / "pool.jsonl"
     write_text_atomic(jsonl, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pool))
     parquet = _write_parquet(pool, out_dir / "pool.parquet")
+    gate_records = out_dir / "gate_records.jsonl"
+    write_text_atomic(
+        gate_records,
+        "".join(
+            json.dumps(g, ensure_ascii=False, default=str) + "\n"
+            for g in release_gate_records(records, pool)
+        ),
+    )
+    conditions = out_dir / "run_conditions.json"
+    write_text_atomic(
+        conditions,
+        json.dumps(run_conditions(store, records, seed), indent=2, ensure_ascii=False, default=str),
+    )
     datasheet = out_dir / "DATASHEET.md"
-    write_text_atomic(datasheet, _datasheet(store, records, seed))
-    task = out_dir / "toolgate_task.py"
-    write_text_atomic(task, INSPECT_TASK)
+    write_text_atomic(datasheet, _datasheet(store, records, seed, pool))
+    tasks = {}
+    for name in TASK_FILES:
+        tasks[name] = out_dir / name
+        write_text_atomic(tasks[name], task_source(name))
     return ReleaseFiles(
         jsonl=jsonl,
         parquet=parquet,
         datasheet=datasheet,
-        inspect_task=task,
+        inspect_task=tasks["toolgate_task.py"],
+        tool_task=tasks["toolgate_tools_task.py"],
+        gate_records=gate_records,
+        run_conditions=conditions,
         items=len(pool),
         release_seed=seed,
     )
+
+
+def task_source(name: str) -> str:
+    """The text of one of the release's inspect_ai task files."""
+    return (resources.files("scigate.gate") / "templates" / name).read_text(encoding="utf-8")
+
+
+def release_gate_records(
+    records: list[dict[str, Any]], pool: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per released item: how its letters map to the gated ones, and every gate record.
+
+    Every gate result row of the item is kept, whatever its gate (a gate added later
+    appears without a change here), with its conditions, model settings, outcome and
+    detail (bulky transcripts left out), and a summary of the detail's key fields.
+    Screen orders and chosen letters are in the gated (original) lettering;
+    `original_order` maps the released letters A..D to those.
+    """
+    released = {p["id"]: p for p in pool}
+    out = []
+    for r in records:
+        p = released[r["id"]]
+        gates = []
+        for g in r["gates"]:
+            detail = {k: v for k, v in (g.get("detail") or {}).items() if k != "transcript_tail"}
+            gates.append({**g, "summary": _summary(detail), "detail": detail})
+        out.append(
+            {
+                "id": r["id"],
+                "answer": p["answer"],
+                "original_order": p["original_order"],
+                "gated_answer": r["answer"],
+                "answer_value": r["answer_value"],
+                "value_rank": r.get("value_rank"),
+                "tool_gate": r["tool_gate"],
+                "gates": gates,
+            }
+        )
+    return out
+
+
+def _summary(detail: dict[str, Any]) -> dict[str, Any]:
+    out = {k: detail[k] for k in SUMMARY_KEYS if k in detail}
+    calls = detail.get("calls")
+    if isinstance(calls, list):
+        out["calls"] = [
+            {k: c.get(k) for k in CALL_KEYS if k in c} for c in calls if isinstance(c, dict)
+        ]
+    return out
+
+
+def run_conditions(store: Any, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """The conditions the released items were gated under, run by run.
+
+    Each run: its configuration (generator, screens and solver specs, seeds, calls,
+    limits), the environment it recorded when it started (software versions, isolation
+    mode; absent for runs made before runs recorded it) and the model specs it called
+    with their settings. `export_environment` is the machine that wrote the release.
+    """
+    used_runs = {g["run_id"] for r in records for g in r["gates"]}
+    env_events: dict[str, list[dict[str, Any]]] = {}
+    for e in store.events(kind="environment"):
+        env_events.setdefault(e["run_id"], []).append(e["data"])
+    models: dict[str, list[dict[str, Any]]] = {}
+    for m in store.query(
+        "SELECT run_id, role, spec, settings, COUNT(*) AS calls FROM model_calls"
+        " GROUP BY run_id, role, spec, settings ORDER BY MIN(id)"
+    ):
+        models.setdefault(m["run_id"], []).append(
+            {k: m[k] for k in ("role", "spec", "settings", "calls")}
+        )
+    runs = []
+    solver: dict[str, Any] = {}
+    for run in store.runs():
+        cfg = run.get("config") or {}
+        runs.append(
+            {
+                "id": run["id"],
+                "kind": run["kind"],
+                "domain": run.get("domain"),
+                "status": run.get("status"),
+                "created_at": run.get("created_at"),
+                "finished_at": run.get("finished_at"),
+                "gated_released_items": run["id"] in used_runs,
+                "config": cfg,
+                "environment": env_events.get(run["id"], []),
+                "models": models.get(run["id"], []),
+            }
+        )
+        if run["id"] in used_runs and (cfg.get("solver") or cfg.get("solver_cmd")):
+            solver = {
+                "spec": cfg.get("solver") or f"cmd:{cfg.get('solver_cmd')}",
+                "time_limit_s": cfg.get("solve_time_limit"),
+                "max_steps": cfg.get("solver_max_steps"),
+                "max_tokens": cfg.get("solver_max_tokens"),
+                "workspace_note": _workspace_note(run.get("domain") or cfg.get("domain")),
+            }
+    return {
+        "release": {
+            "seed": seed,
+            "items": len(records),
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "scigate": __version__,
+        },
+        "solver": solver,
+        "runs": runs,
+        "export_environment": run_environment(),
+    }
+
+
+def _workspace_note(domain: str | None) -> str:
+    """What the domain's solver workspace offers (told to gate 3's solver)."""
+    from scigate.domains import get_domain
+
+    if not domain:
+        return ""
+    try:
+        return get_domain(domain).workspace_note
+    except BadInput:
+        return ""
 
 
 def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
@@ -242,7 +426,9 @@ def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
-def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
+def _datasheet(
+    store: Any, records: list[dict[str, Any]], seed: int, pool: list[dict[str, Any]]
+) -> str:
     a = audit(store)
     runs = store.runs()
     lines = [
@@ -279,6 +465,7 @@ def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
             f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "
             f"time limit {cfg.get('solve_time_limit')} s",
             f"- verification time limit: {cfg.get('verify_timeout')} s",
+            f"- environment at start: {_environment_line(store, r['id'])}",
             "",
         ]
     lines += ["## Screens as recorded", ""]
@@ -299,45 +486,42 @@ def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
         f"- token-Jaccard ≥ 0.7: largest cluster {a.largest_cluster_size} "
         f"({a.largest_cluster_share})",
         "",
+        "## Released items",
+        "",
+        f"- value rank of the correct option (1 = smallest of four numeric options): "
+        f"{rank_counts(p.get('value_rank') for p in pool)}",
+        f"- correct letter after the release re-lettering: "
+        f"{ {k: sum(p['answer'] == k for p in pool) for k in LETTERS} }",
+        "",
         "## Files",
         "",
         "- `pool.jsonl` / `pool.parquet`: id, question, options, answer (letter after the "
         "release permutation), answer_value, family, original_order, solution",
-        "- `toolgate_task.py`: `inspect eval toolgate_task.py --model PROVIDER/MODEL`",
+        "- `gate_records.jsonl`: per item, every gate record (verification's printed value "
+        "and matched option, each screen call's shown order and chosen value, the solver's "
+        "outcome, any further gate) with conditions and model settings; letters there are "
+        "the gated ones, `original_order` maps the released letters onto them",
+        "- `run_conditions.json`: per run, the configuration (models, seeds, limits), the "
+        "environment recorded at its start (scigate and DOLFINx versions, isolation mode) "
+        "and the model specs called with their settings",
+        "- `toolgate_task.py`: no-tool multiple choice, "
+        "`inspect eval toolgate_task.py --model PROVIDER/MODEL`",
+        "- `toolgate_tools_task.py`: tool-enabled (python and bash tools in inspect's local "
+        "sandbox; `-T sandbox=docker` for a container), graded by value as gate 3, "
+        "`inspect eval toolgate_tools_task.py --model PROVIDER/MODEL`",
         "",
     ]
     return "\n".join(lines)
 
 
-INSPECT_TASK = '''"""ToolGate pool as an inspect_ai task: `inspect eval toolgate_task.py --model openai/gpt-5.5`."""
-
-from pathlib import Path
-
-from inspect_ai import Task, task
-from inspect_ai.dataset import Sample, json_dataset
-from inspect_ai.scorer import choice
-from inspect_ai.solver import multiple_choice
-
-POOL = Path(__file__).with_name("pool.jsonl")
-
-
-def record_to_sample(record: dict) -> Sample:
-    """One pool item as a multiple-choice sample (the released option order)."""
-    return Sample(
-        id=record["id"],
-        input=record["question"],
-        choices=[record["options"][k] for k in "ABCD"],
-        target=record["answer"],
-        metadata={"family": record.get("family"), "answer_value": record.get("answer_value")},
+def _environment_line(store: Any, run_id: str) -> str:
+    events = store.events(run_id=run_id, kind="environment")
+    if not events:
+        return "not recorded (a run made before runs recorded it)"
+    env = events[-1]["data"]
+    pkgs = env.get("packages") or {}
+    iso = (env.get("isolation") or {}).get("mode")
+    return (
+        f"scigate {env.get('scigate')}, Python {env.get('python')}, "
+        f"DOLFINx {pkgs.get('dolfinx-solver-real', 'not installed')}, isolation {iso}"
     )
-
-
-@task
-def toolgate() -> Task:
-    """No-tool multiple-choice evaluation on the ToolGate pool."""
-    return Task(
-        dataset=json_dataset(str(POOL), record_to_sample),
-        solver=multiple_choice(),
-        scorer=choice(),
-    )
-'''

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from scigate.errors import BadInput
 from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
+from scigate.gate._environment import run_environment
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
 from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
 from scigate.gate._responders import make_responder
@@ -178,6 +179,7 @@ async def run_loop(
     else:
         run_id = store.create_run("gate", domain=cfg.domain, config=cfg.model_dump(), run_id=run_id)
     assert run_id is not None
+    store.add_event(run_id, "environment", run_environment())  # what a release reports
     done = store.done_rounds(run_id)
     todo = [r for r in range(cfg.rounds) if r not in done]
     ctx = _Context(cfg, store, run_id, cfg.rounds, progress)
@@ -443,6 +445,7 @@ async def rescreen(
         store.set_run_status(run_id, "running")
     else:
         run_id = store.create_run("rescreen", domain=domain, config=cfg.model_dump())
+    store.add_event(run_id, "environment", run_environment())
     done = store.done_rounds(run_id)
     ctx = _Context(cfg, store, run_id, len(verified), progress)
     ctx.done = len(done)

@@ -208,6 +208,7 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
             for s in result.screens
         },
     }
+    charts |= _pool_and_gate_charts(result)
     # The payload is ASCII (base64); "<" as \u003c would keep "</script>" from ending the block.
     data_json = json.dumps(pack_items(items)).replace("<", "\\u003c")
     return env.get_template("report.html.j2").render(
@@ -220,6 +221,30 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         summary=summary,
         version=__version__,
     )
+
+
+def _pool_and_gate_charts(result: Audit) -> dict[str, Any]:
+    """Charts of the accepted pool's letters and value ranks and of rejections per gate."""
+    pool = result.pool_size > 0
+    return {
+        "pool_letters": columns(
+            result.pool_letter_distribution if pool else {}, width=300, colour=PALETTE[0]
+        ),
+        "pool_ranks": columns(
+            {
+                ("n/a" if k == "non-numeric" else k): v
+                for k, v in result.pool_value_rank_distribution.items()
+            }
+            if pool
+            else {},
+            width=340,
+            colour=PALETTE[1],
+        ),
+        "rejections": hbar(
+            [(g.gate, g.rejected + g.errors) for g in result.rejections.gates],
+            colour=PALETTE[3],
+        ),
+    }
 
 
 def pack_items(items: list[dict[str, Any]]) -> dict[str, Any]:

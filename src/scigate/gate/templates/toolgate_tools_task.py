@@ -1,0 +1,156 @@
+"""ToolGate pool as a tool-enabled inspect_ai task: gate 3 reproduced with inspect.
+
+    inspect eval toolgate_tools_task.py --model openai/gpt-5.5
+    inspect eval toolgate_tools_task.py --model anthropic/claude-opus-4-8 -T sandbox=docker
+
+Each item's sandbox holds question.md and options.json, as gate 3's workspace did. The
+model gets inspect_ai's bash() and python() tools and a submit() tool, computes the
+answer with the domain's software (for FEniCSx: `pip install dolfinx-solver-real`, and
+`import dolfinx_solver` before `import dolfinx`) and submits an option letter or value;
+the submission is graded by value, as gate 3 grades it. The time, token and message
+limits default to the run's solver limits (run_conditions.json).
+
+The default sandbox is inspect's "local" one: the model's commands run unisolated on
+this machine, in a temporary directory. For a model you do not trust, use a container
+(`-T sandbox=docker`, with an image that has the software installed).
+"""
+
+import json
+import re
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample, json_dataset
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
+from inspect_ai.solver import TaskState, basic_agent, system_message
+from inspect_ai.tool import bash, python
+
+HERE = Path(__file__).parent
+POOL = HERE / "pool.jsonl"
+CONDITIONS = HERE / "run_conditions.json"
+LETTERS = "ABCD"
+
+SYSTEM = """You are a computational scientist solving a multiple-choice question that \
+needs real computation with scientific software. {software}
+Your working directory holds question.md and options.json. Write and run code with the \
+python (or bash) tool to compute the quantity exactly as the question specifies; do not \
+guess. When you are confident, call submit with the letter of the matching option."""
+
+PROMPT = """{question}
+
+Options:
+{options}
+
+Compute the answer with the software available to you, then call submit with the option letter."""
+
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def run_conditions() -> dict:
+    """The run conditions released next to the pool (empty when missing)."""
+    try:
+        return json.loads(CONDITIONS.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def record_to_sample(record: dict) -> Sample:
+    """One pool item with its gate-3 workspace files."""
+    options = record["options"]
+    shown = "\n".join(f"({k}) {options[k]}" for k in LETTERS)
+    return Sample(
+        id=record["id"],
+        input=PROMPT.format(question=record["question"].strip(), options=shown),
+        target=record["answer"],
+        files={
+            "question.md": record["question"].strip() + "\n",
+            "options.json": json.dumps(options, indent=2, ensure_ascii=False),
+        },
+        metadata={
+            "options": options,
+            "family": record.get("family"),
+            "answer_value": record.get("answer_value"),
+            "value_rank": record.get("value_rank"),
+        },
+    )
+
+
+def _number(text: str) -> Decimal | None:
+    s = text.strip().replace("\u2212", "-")
+    if not _NUMBER.match(s):
+        return None
+    try:
+        return Decimal(s)
+    except InvalidOperation:
+        return None
+
+
+def values_match(given: str, option: str) -> bool:
+    """`given` equals `option` by value: numbers at the option's printed precision."""
+    a, b = _number(given), _number(option)
+    if a is not None and b is not None:
+        exponent = b.as_tuple().exponent
+        if not isinstance(exponent, int):
+            return False
+        quantum = Decimal(1).scaleb(exponent)
+        try:
+            return a.quantize(quantum, rounding=ROUND_HALF_EVEN) == b.quantize(quantum)
+        except InvalidOperation:
+            return False
+    return " ".join(given.split()).casefold() == " ".join(option.split()).casefold()
+
+
+def graded_letter(submission: str, options: dict) -> str | None:
+    """The option a submission names: by its letter, or by a value only one option has."""
+    text = (submission or "").strip()
+    m = re.fullmatch(r"\(?([A-Da-d])\)?[.)]?", text) or re.search(
+        r"answer\s*[:=]?\s*\(?([A-D])\)?\b", text, re.IGNORECASE
+    )
+    if m:
+        return m.group(1).upper()
+    hits = [k for k in LETTERS if values_match(text, options[k])]
+    return hits[0] if len(hits) == 1 else None
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def by_value():
+    """Correct when the submitted letter or value is the released answer's option."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        submitted = state.output.completion if state.output else ""
+        letter = graded_letter(submitted, state.metadata["options"])
+        return Score(
+            value=CORRECT if letter == target.text else INCORRECT,
+            answer=letter or submitted.strip()[:80],
+            explanation=f"submitted {submitted.strip()[:80]!r}, graded as option {letter}",
+        )
+
+    return score
+
+
+@task
+def toolgate_tools(
+    sandbox: str = "local",
+    time_limit: int | None = None,
+    message_limit: int | None = None,
+    tool_timeout: int = 300,
+) -> Task:
+    """Tool-enabled evaluation on the ToolGate pool (python and bash tools in a sandbox)."""
+    solver_conditions = run_conditions().get("solver") or {}
+    software = solver_conditions.get("workspace_note") or ""
+    limit = time_limit or int(solver_conditions.get("time_limit_s") or 300)
+    steps = message_limit or 2 * int(solver_conditions.get("max_steps") or 40) + 2
+    tokens = solver_conditions.get("max_tokens")
+    return Task(
+        dataset=json_dataset(str(POOL), record_to_sample),
+        solver=basic_agent(
+            init=system_message(SYSTEM, software=software),
+            tools=[bash(timeout=tool_timeout), python(timeout=tool_timeout)],
+            message_limit=steps,
+        ),
+        scorer=by_value(),
+        sandbox=sandbox,
+        time_limit=limit,
+        token_limit=int(tokens) if tokens else None,
+    )
