@@ -449,3 +449,21 @@ def reranker_only(
     if tools or "Complete the following two-step task" not in text:
         raise AssertionError("the reranker was asked something other than rerank-and-score")
     return rerank(text)
+
+
+IN_FLIGHT = {"now": 0, "max": 0}
+
+
+async def timed_policy(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but each call takes 10 ms; IN_FLIGHT keeps the peak of calls in flight."""
+    import asyncio
+
+    IN_FLIGHT["now"] += 1
+    IN_FLIGHT["max"] = max(IN_FLIGHT["max"], IN_FLIGHT["now"])
+    try:
+        await asyncio.sleep(0.01)
+        return policy(messages, tools, **settings)
+    finally:
+        IN_FLIGHT["now"] -= 1
