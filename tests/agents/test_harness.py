@@ -270,3 +270,31 @@ async def test_concurrency_gives_the_sequential_scores(tools, embedder):
     assert peak["max"] > 1  # tasks really overlapped
     assert _scores(parallel.rows) == _scores(sequential.rows)
     assert parallel.summary["overall"] == sequential.summary["overall"]
+
+
+async def test_evo_resumes_with_its_memory_and_without_a_second_accumulation(
+    tools, embedder, model, tmp_path
+):
+    from .test_eval import BENCH
+
+    bench = tmp_path / "b.jsonl"
+    bench.write_text("".join(json.dumps(b) + "\n" for b in BENCH[:2]))
+    tasks = load_bench(bench)
+    out = tmp_path / "out"
+    config = EvalConfig(method="evo", known_ratio=1.0)
+    first = await evaluate(model, tasks, tools, config, train=tasks[:1], embedder=embedder, out=out)
+    assert first.accumulation[0]["base_successes"] == 1
+    assert (out / "memory-run0.db").exists()
+    rows_file = out / "rows.jsonl"
+    lines = rows_file.read_text().splitlines(keepends=True)
+    assert first.rows[0]["route"] == "skill"  # learnt during accumulation
+    rows_file.write_text(lines[1])  # as if the first task's row had never been written
+    again = await evaluate(
+        model, tasks, tools, config, train=tasks[:1], embedder=embedder, out=out, resume=True
+    )
+    reports = [a for a in again.accumulation if "base_successes" in a]
+    assert len(reports) == 1  # read back, not run again
+    assert [r["index"] for r in again.rows] == [0, 1]
+    # accumulation was not repeated, yet the skill it learnt is there: the memory was kept
+    assert again.rows[0]["route"] == "skill"
+    assert len(rows_file.read_text().splitlines()) == 2

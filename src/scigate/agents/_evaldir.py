@@ -66,6 +66,7 @@ class EvalDir:
 
     def __init__(self, directory: str | Path, manifest: dict[str, Any], *, resume: bool) -> None:
         self.path = Path(directory)
+        manifest = json.loads(json.dumps(manifest, default=str))  # as stored (tuples: lists)
         rows_file = self.path / ROWS
         try:
             self.path.mkdir(parents=True, exist_ok=True)
