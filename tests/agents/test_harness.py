@@ -298,3 +298,43 @@ async def test_evo_resumes_with_its_memory_and_without_a_second_accumulation(
     # accumulation was not repeated, yet the skill it learnt is there: the memory was kept
     assert again.rows[0]["route"] == "skill"
     assert len(rows_file.read_text().splitlines()) == 2
+
+
+async def test_failures_during_accumulation_do_not_abort_the_evaluation(tools, embedder, tmp_path):
+    from scigate.llm import get_model
+
+    from .conftest import MODELS
+
+    wrapper = _file(
+        tmp_path,
+        "poisoned.py",
+        "import importlib.util, json\n"
+        f"_s = importlib.util.spec_from_file_location('scripted_copy', {str(MODELS)!r})\n"
+        "_m = importlib.util.module_from_spec(_s)\n"
+        "_s.loader.exec_module(_m)\n"
+        "def policy(messages, tools=None, **settings):\n"
+        "    if 'poisoned' in json.dumps(messages):\n"
+        "        raise RuntimeError('agent server down')\n"
+        "    return _m.policy(messages, tools, **settings)\n"
+        "def judge(messages, tools=None, **settings):\n"
+        "    raise RuntimeError('judge server down')\n",
+    )
+    model = get_model(f"python/{wrapper}:policy")
+    judge = get_model(f"python/{wrapper}:judge")
+    test = [Task(question="What is the molecular weight of CCO?", parameter="CCO", answer="46.07")]
+    free_text = Task(
+        question="What is the molecular weight of CCO?", parameter="CCO", answer="about 46 g/mol"
+    )
+    poisoned = Task(question="What is the poisoned weight of CCO?", parameter="CCO", answer="1")
+    config = EvalConfig(method="evo", known_ratio=1.0)
+    # a training judge call that fails is no success (never a reward), and is reported
+    result = await evaluate(
+        model, test, tools, config, train=[free_text], judge=judge, embedder=embedder
+    )
+    report = result.accumulation[0]
+    assert report["base_successes"] == 0 and "judge server down" in report["judge_errors"][0]
+    assert result.rows[0]["status"] == "correct"  # the rules decide; the judge is not asked
+    # a model call that fails during accumulation stops it; the evaluation goes on
+    result = await evaluate(model, test, tools, config, train=[poisoned], embedder=embedder)
+    assert "agent server down" in result.accumulation[0]["error"]
+    assert [r["status"] for r in result.rows] == ["correct"]

@@ -232,10 +232,22 @@ def errors_dominate(summary: dict[str, Any], rows: int) -> bool:
     return rows > 0 and summary["overall"]["errors"] * 2 > rows
 
 
-def _judge_for_training(judge: ModelLike | None) -> Callable[[Task, Trajectory], Any]:
+def _judge_for_training(
+    judge: ModelLike | None, failures: list[str] | None = None
+) -> Callable[[Task, Trajectory], Any]:
+    """Success of a training trajectory: its judged answer (a judge call that fails is no
+    success, and its reason goes to `failures`), else its tool path, else its execution."""
+
     async def decide(task: Task, traj: Trajectory) -> bool:
         if task.answer is not None:
-            ok, _ = await judge_answer(judge, task, traj.answer)
+            try:
+                ok, _ = await judge_answer(judge, task, traj.answer)
+            except BadInput:
+                raise
+            except Exception as exc:
+                if failures is not None:
+                    failures.append(_reason(exc))
+                return False
             return ok is True
         if task.tool_path:
             return traj.chain == task.tool_path
@@ -475,9 +487,18 @@ async def evaluate(
         try:
             if train and config.accumulate and run not in accumulated:
                 ctx = context(agent.space)
+                judge_errors: list[str] = []
                 async with semaphore:
-                    report = await agent.accumulate(ctx, train, _judge_for_training(judge))
-                entry = {"run": run, **report.__dict__, "usage": ctx.usage.model_dump()}
+                    try:
+                        report = await agent.accumulate(
+                            ctx, train, _judge_for_training(judge, judge_errors)
+                        )
+                        entry = {"run": run, **report.__dict__}
+                    except BadInput:
+                        raise
+                    except Exception as exc:  # the evaluation goes on with what was learnt
+                        entry = {"run": run, "error": f"accumulation stopped: {_reason(exc)}"}
+                entry.update(usage=ctx.usage.model_dump(), judge_errors=judge_errors)
                 accumulation.append(entry)
                 if log is not None:
                     log.append_accumulation(entry)
