@@ -556,7 +556,7 @@ def eval_cmd(
             json.dumps({"config": result.config, "summary": result.summary}, default=str)
         )
     else:
-        console.print(render_markdown(result))
+        console.print(render_markdown(result), highlight=False, markup=False)
         table = Table(title=f"{method}: {len(tasks)} tasks, {time.perf_counter() - started:.1f} s")
         for col in ("Tool", "Answer", "Answer (decided)", "Unjudged", "Errors", "LLM calls/task"):
             table.add_column(col)
