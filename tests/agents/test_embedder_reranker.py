@@ -91,6 +91,7 @@ def test_openai_embeddings_through_the_sdk_and_the_disk_cache(embeddings_server,
     (request,) = embeddings_server
     assert request["path"] == "/v1/embeddings" and request["model"] == "text-embedding-3-small"
     assert request["input"] == texts and request["auth"] == "Bearer sk-test"
+    assert request["encoding_format"] == "base64"  # the SDK default: decoded by the SDK
     again = make_embedder("openai/text-embedding-3-small").embed(texts)  # a new process, say
     assert np.allclose(again, vectors) and len(embeddings_server) == 1
     assert len(list((tmp_path / "cache" / "embeddings").glob("*/*.npy"))) == 2
