@@ -7,21 +7,30 @@ beside the paper's Table A4 (GPT-5.4-mini on OpenSciToolBench). Token counts of 
 python/ model are estimates (4 characters a token), so compare ratios, not absolutes.
 
     .venv/bin/python benchmarks/bench_agents.py [--known-ratio 0.5] [--train 5]
+        [--concurrency 4] [--latency 0.05]
+
+A second table runs the harness at --concurrency 1 and N with every model call delayed by
+a simulated round trip (--latency): calls and tokens per task must not change, and the
+ratio of wall times is what concurrency buys (Evo overlaps only runs, so one run of it
+gains nothing: its tasks learn in order).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 from pathlib import Path
 
-from scigate.agents import METHODS, EvalConfig, evaluate, library_tools, load_bench
+from scigate.agents import METHODS, EvalConfig, Task, evaluate, library_tools, load_bench
 from scigate.llm import get_model
+from scigate.tools import Tool
 
 HERE = Path(__file__).parent
 BENCH = HERE / "data" / "agents_scripted_20.jsonl"
 MODEL = f"python/{HERE / 'data' / 'agents_scripted_model.py'}:policy"
+DELAYED = f"python/{HERE / 'data' / 'agents_scripted_model.py'}:delayed_policy"
 PAPER = {  # Table A4: LLM calls, input tokens, output tokens per task
     "react": (8.2, 72115.8, 427.8),
     "reflexion": (16.1, 149435.9, 931.1),
@@ -36,6 +45,8 @@ async def main() -> None:
     ap.add_argument(
         "--train", type=int, default=0, help="use the first N tasks as Evo training tasks"
     )
+    ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--latency", type=float, default=0.05, help="simulated seconds per call")
     args = ap.parse_args()
     tasks = load_bench(BENCH)
     tools = library_tools()
@@ -62,6 +73,37 @@ async def main() -> None:
             f"| {s['cost']['llm_calls']:.1f} | {s['cost']['input_tokens']:.0f} | {s['cost']['output_tokens']:.0f} "
             f"| {elapsed / len(rows):.3f} | {outside:.3f} "
             f"| {paper[0] if paper else '-'} | {paper[1] if paper else '-'} |"
+        )
+
+    await concurrency_table(tasks, tools, args)
+
+
+async def concurrency_table(
+    tasks: list[Task], tools: dict[str, Tool], args: argparse.Namespace
+) -> None:
+    """Calls/tokens per task and wall time at --concurrency 1 vs N (simulated latency)."""
+    os.environ["SCIGATE_BENCH_LATENCY"] = str(args.latency)
+    model = get_model(DELAYED)
+    n = args.concurrency
+    print(f"\nHarness concurrency: {args.latency * 1000:.0f} ms per model call (simulated)\n")
+    print(
+        f"| method | calls/task c=1 | calls/task c={n} | tokens/task c=1 | tokens/task c={n} "
+        f"| answer % c=1 | answer % c={n} | wall s c=1 | wall s c={n} | speed-up |"
+    )
+    print("|" + " --- |" * 10)
+    for method in METHODS:
+        measured = []
+        for c in (1, n):
+            config = EvalConfig(method=method, known_ratio=args.known_ratio, concurrency=c)
+            started = time.perf_counter()
+            result = await evaluate(model, tasks, tools, config)
+            measured.append((result.summary, time.perf_counter() - started))
+        (s1, w1), (sn, wn) = measured
+        print(
+            f"| {method} | {s1['cost']['llm_calls']:.2f} | {sn['cost']['llm_calls']:.2f} "
+            f"| {s1['cost']['total_tokens']:.0f} | {sn['cost']['total_tokens']:.0f} "
+            f"| {s1['overall']['answer']['mean']:.1f} | {sn['overall']['answer']['mean']:.1f} "
+            f"| {w1:.2f} | {wn:.2f} | {w1 / wn:.2f}x |"
         )
 
 

@@ -104,10 +104,12 @@ async def test_harness_accuracy_and_cost(tools, embedder, model, tmp_path):
     )
     assert by_index[1]["tool_exact"] == 0 and by_index[1]["tool_set_f1"] == 0
     assert by_index[2]["answer"] == "B" and by_index[2]["answer_correct"] == 1
-    assert (
-        by_index[3]["answer_correct"] == 0
-    )  # invalid SMILES: the tool fails, no answer from the script
+    # invalid SMILES: the tool fails, the script answers "unknown", which no rule decides
+    # and no judge was given: unjudged, never silently wrong
+    assert by_index[3]["status"] == "unjudged" and by_index[3]["answer_correct"] is None
     s = result.summary
+    assert s["overall"]["unjudged"] == 2 and s["overall"]["errors"] == 0
+    assert s["overall"]["answer_decided"]["mean"] == pytest.approx(100.0)
     assert s["overall"]["tool"] == {"mean": 75.0, "std": 0.0}
     assert s["levels"]["2"]["tool"]["mean"] == pytest.approx(50.0)
     assert s["overall"]["answer"]["mean"] == pytest.approx(75.0)
@@ -131,7 +133,8 @@ async def test_llm_judge_for_free_text(tools, embedder, model, tmp_path):
     judge = get_model(spec("policy"))
     task = Task(question="Name it", answer="ethanol")
     assert await judge_answer(judge, task, "it is ethanol, clearly") == (True, "llm")
-    assert await judge_answer(None, task, "it is ethanol, clearly") == (False, "unjudged")
+    assert await judge_answer(judge, task, "propanol") == (False, "llm")
+    assert await judge_answer(None, task, "it is ethanol, clearly") == (None, "unjudged")
 
 
 async def test_evo_eval_with_training(tools, embedder, model, tmp_path):

@@ -103,3 +103,37 @@ def test_appendix_i_prompt_is_verbatim(name):
 
 def test_system_prompt():
     assert _prompts.SYSTEM == "You are a science expert."
+
+
+# Appendix D, "Prompt for Sample Quality Evaluation" (the paper's only judge prompt).
+APPENDIX_D_SYSTEM = "You are a scientific evaluation expert."
+APPENDIX_D = (
+    "Below are a question, a reference tool chain, and the corresponding parameter. Plea"
+    "se use the following rule to determine whether the sample satisfies the quality st"
+    "andard.[RULE]:1. Check whether the question is clearly stated and free of obvious a"
+    "mbiguity.2. Check whether tool_path covers the scientific operations required by th"
+    "e question.3. Check whether the input-output dependencies between adjacent tools in"
+    " tool_path are valid and can form an executable chain.4. Judge as “No” if any condi"
+    "tion fails; otherwise, “Yes”.Question:{question}Reference tool chain:{tool_path}Par"
+    "ameter:{parameter}Strictly output the response invalid JSONformat only. The require"
+    'dJSONformat is as follows:{"decision": "Yes / No","reason": "brief explanation"}'
+)
+
+
+def test_answer_judge_keeps_the_appendix_d_frame_verbatim():
+    """System prompt, frame, closing rule and output format are the paper's words; only
+    the objects judged (answers instead of a tool chain) and rules 1-3 differ."""
+    assert _prompts.JUDGE_SYSTEM == APPENDIX_D_SYSTEM
+    judge = _squash(_prompts.JUDGE.replace("{{", "{").replace("}}", "}"))
+    paper = _squash(APPENDIX_D)
+    shared = [
+        "Belowareaquestion,areference",
+        "Pleaseusethefollowingruletodeterminewhetherthe",
+        "satisfiesthequalitystandard.[RULE]:1.Checkwhetherthe",
+        "4.Judgeas“No”ifanyconditionfails;otherwise,“Yes”.Question:{question}Reference",
+        "StrictlyoutputtheresponseinvalidJSONformatonly.TherequiredJSONformatisasfollows:"
+        '{"decision":"Yes/No","reason":"briefexplanation"}',
+    ]
+    for piece in shared:
+        assert piece in paper and piece in judge, piece
+    assert judge.endswith(shared[-1]) and paper.endswith(shared[-1])

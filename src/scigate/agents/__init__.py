@@ -16,20 +16,23 @@ from scigate.agents._eval import (
     EvalResult,
     alias_table,
     check_method,
+    errors_dominate,
     evaluate,
     judge_answer,
     load_bench,
     render_markdown,
     run_method,
+    score_task,
     summarize_rows,
     write_result,
 )
+from scigate.agents._evaldir import EvalDir
 from scigate.agents._evo import AccumulationReport, EvoAgent, EvoConfig
 from scigate.agents._executor import execute_chain, run_step, summarize
 from scigate.agents._gate import LinUCBGate
 from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill, cosine
 from scigate.agents._records import GateDecision, Task, ToolStep, Trajectory, Usage
-from scigate.agents._scoring import answer_match, lcs_length, tool_scores
+from scigate.agents._scoring import answer_match, lcs_length, parse_judge_reply, tool_scores
 from scigate.agents._toolspace import ToolSpace, library_tools
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "AccumulationReport",
     "AgentContext",
     "EvalConfig",
+    "EvalDir",
     "EvalResult",
     "EvoAgent",
     "EvoConfig",
@@ -56,12 +60,14 @@ __all__ = [
     "answer_match",
     "check_method",
     "cosine",
+    "errors_dominate",
     "evaluate",
     "execute_chain",
     "judge_answer",
     "lcs_length",
     "library_tools",
     "load_bench",
+    "parse_judge_reply",
     "render_markdown",
     "run_cot",
     "run_direct",
@@ -71,6 +77,7 @@ __all__ = [
     "run_reflexion",
     "run_scitoolagent",
     "run_step",
+    "score_task",
     "summarize",
     "summarize_rows",
     "tool_scores",

@@ -42,6 +42,9 @@ class AgentContext:
     events: list[dict[str, Any]] = field(default_factory=list)
     # function tools a request may offer (--max-tools); the provider's limit caps it too
     max_tools: int = DEFAULT_MAX_TOOLS
+    # the paper's separate reranker (--reranker); None: the main model reranks, at its cost
+    reranker: ModelLike | None = None
+    reranker_usage: Usage = field(default_factory=Usage)
 
     def tool_limit(self) -> int:
         """How many library tools one request may offer, leaving room for `search_tools`."""
@@ -59,6 +62,8 @@ class AgentContext:
             settings=dict(self.settings),
             on_event=self.on_event,
             max_tools=self.max_tools,
+            reranker=self.reranker,
+            reranker_usage=self.reranker_usage,  # one account for the reranker's calls
         )
 
     def emit(self, kind: str, **data: Any) -> None:
@@ -75,8 +80,13 @@ class AgentContext:
         purpose: str,
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        rerank: bool = False,
     ) -> ModelOutput:
-        """One model call (system prompt added for a plain string prompt), counted."""
+        """One model call (system prompt added for a plain string prompt), counted; with
+        `rerank`, made by the separate reranker when there is one and counted apart."""
+        separate = rerank and self.reranker is not None
+        model = self.reranker if separate else self.model
+        usage = self.reranker_usage if separate else self.usage
         messages = (
             [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
             if isinstance(prompt, str)
@@ -87,9 +97,9 @@ class AgentContext:
             "temperature": self.temperature if temperature is None else temperature,
         }
         started = time.perf_counter()
-        out = await self.model.generate(messages, tools=tools, **settings)
+        out = await model.generate(messages, tools=tools, **settings)
         elapsed = time.perf_counter() - started
-        self.usage.calls += 1
+        usage.calls += 1
         in_tok, out_tok = out.usage.input_tokens, out.usage.output_tokens
         if in_tok == 0 and out_tok == 0:  # provider reported nothing: estimate
             in_tok = len(json.dumps(messages)) // CHARS_PER_TOKEN + (
@@ -98,27 +108,28 @@ class AgentContext:
             out_tok = len(out.text or "") // CHARS_PER_TOKEN + sum(
                 len(json.dumps(c.arguments)) // CHARS_PER_TOKEN for c in out.tool_calls
             )
-            self.usage.estimated_tokens = True
+            usage.estimated_tokens = True
         elif getattr(out.usage, "estimated", False):
-            self.usage.estimated_tokens = True
-        self.usage.input_tokens += in_tok
-        self.usage.output_tokens += out_tok
-        self.usage.latency += out.latency or elapsed
+            usage.estimated_tokens = True
+        usage.input_tokens += in_tok
+        usage.output_tokens += out_tok
+        usage.latency += out.latency or elapsed
         if out.cost is not None:
-            self.usage.cost = (self.usage.cost or 0.0) + out.cost
+            usage.cost = (usage.cost or 0.0) + out.cost
         self.emit(
             "llm",
             purpose=purpose,
+            model="reranker" if separate else "agent",
             text=(out.text or "")[:2000],
             tool_calls=[{"name": c.name, "arguments": c.arguments} for c in out.tool_calls],
         )
         return out
 
     async def ask_json(
-        self, prompt: str, *, purpose: str, temperature: float | None = None
+        self, prompt: str, *, purpose: str, temperature: float | None = None, rerank: bool = False
     ) -> dict[str, Any] | None:
         """A call whose reply must hold a JSON object; re-asks once, None if still unusable."""
-        out = await self.chat(prompt, purpose=purpose, temperature=temperature)
+        out = await self.chat(prompt, purpose=purpose, temperature=temperature, rerank=rerank)
         value = extract_json(out.text)
         if value is not None:
             return value
@@ -131,5 +142,7 @@ class AgentContext:
                 "content": "Your reply held no valid JSON object. Reply with the JSON object only.",
             },
         ]
-        out = await self.chat(messages, purpose=purpose + "-retry", temperature=temperature)
+        out = await self.chat(
+            messages, purpose=purpose + "-retry", temperature=temperature, rerank=rerank
+        )
         return extract_json(out.text)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,14 +17,15 @@ from pydantic import ValidationError
 from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
+from scigate.agents._evaldir import ROWS, EvalDir, atomic_write
 from scigate.agents._evo import EvoAgent, EvoConfig
-from scigate.agents._parse import extract_json
-from scigate.agents._prompts import JUDGE, SYSTEM
+from scigate.agents._parse import final_answer
+from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
-from scigate.agents._scoring import answer_match, canonical_names, tool_scores
+from scigate.agents._scoring import answer_match, canonical_names, parse_judge_reply, tool_scores
 from scigate.agents._toolspace import ToolSpace
 from scigate.errors import BadInput
-from scigate.tools import Embedder, Tool, make_split
+from scigate.tools import Embedder, Tool, make_embedder, make_split
 
 METHODS = ("direct", "cot", "rag", "react", "reflexion", "scitoolagent", "evo")
 
@@ -91,29 +94,33 @@ def alias_table(tools: dict[str, Tool]) -> dict[str, str]:
 
 async def judge_answer(
     judge: ModelLike | None, task: Task, predicted: str | None
-) -> tuple[bool, str]:
-    """(correct, how): by rule when possible, else by the LLM judge, else False."""
+) -> tuple[bool | None, str]:
+    """(verdict, how): by rule when the rules decide; else by the LLM judge with the
+    Appendix D prompt, its reply read strictly; else None ("unjudged", or "no-reference"
+    when the task has no answer). A failing judge call raises: the caller decides."""
     decided = answer_match(predicted, task)
     if decided is not None:
         return decided, "rule"
     if task.answer is None:
-        return False, "no-reference"
+        return None, "no-reference"
     if judge is None or not predicted:
-        return False, "unjudged"
+        return None, "unjudged"
     out = await judge.generate(
         [
-            {"role": "system", "content": SYSTEM},
+            {"role": "system", "content": JUDGE_SYSTEM},
             {
                 "role": "user",
                 "content": JUDGE.format(
-                    question=task.prompt_text(), reference=task.answer, predicted=predicted
+                    question=task.prompt_text(),
+                    reference=task.answer,
+                    predicted=final_answer(predicted) or predicted,
                 ),
             },
         ],
         temperature=0,
     )
-    reply = extract_json(out.text) or {}
-    return reply.get("correct") in (True, "true", "yes", "Yes"), "llm"
+    verdict = parse_judge_reply(out.text)
+    return verdict, ("llm" if verdict is not None else "unjudged-reply")
 
 
 @dataclass
@@ -129,6 +136,9 @@ class EvalConfig:
     accumulate: bool = True  # False: the "w/o knowledge accumulation" ablation
     memory: str | None = None  # evo memory file (per run suffix when runs > 1)
     max_tools: int = DEFAULT_MAX_TOOLS  # function tools a request offers (--max-tools)
+    # tasks in flight at once (Evo: runs in flight; its tasks run in order, each learning
+    # from the ones before); model calls are further limited per endpoint by the llm layer
+    concurrency: int = 1
 
 
 @dataclass
@@ -148,8 +158,19 @@ def _mean_std(values: list[float]) -> dict[str, float]:
     }
 
 
+def _status(row: dict[str, Any]) -> str:
+    """A row's answer status (rows written before statuses existed: from answer_correct)."""
+    if row.get("status"):
+        return str(row["status"])
+    return "correct" if row.get("answer_correct") else "wrong"
+
+
 def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
-    """Overall and per-level accuracies (mean ± std over runs, in %) and cost per task."""
+    """Overall and per-level accuracies (mean ± std over runs, in %), the counts of
+    errors and unjudged answers beside them, and cost per task.
+
+    `answer` counts unjudged answers and errors as not correct (a lower bound);
+    `answer_decided` is the accuracy over the answers the rules or the judge decided."""
 
     def acc(sel: list[dict[str, Any]], key: str) -> dict[str, float]:
         per_run = []
@@ -159,13 +180,27 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
                 per_run.append(100.0 * statistics.fmean(vals))
         return _mean_std(per_run)
 
+    def answer_acc(sel: list[dict[str, Any]], decided_only: bool) -> dict[str, float]:
+        keep = {"correct", "wrong"} if decided_only else {"correct", "wrong", "unjudged", "error"}
+        per_run = []
+        for r in range(runs):
+            statuses = [_status(x) for x in sel if x["run"] == r]
+            statuses = [st for st in statuses if st in keep]
+            if statuses:
+                per_run.append(100.0 * statuses.count("correct") / len(statuses))
+        return _mean_std(per_run)
+
     def block(sel: list[dict[str, Any]]) -> dict[str, Any]:
+        statuses = [_status(x) for x in sel]
         return {
             "n": len({x["index"] for x in sel}),
             "tool": acc(sel, "tool_exact"),
             "tool_set_f1": acc(sel, "tool_set_f1"),
             "tool_lcs": acc(sel, "tool_lcs"),
-            "answer": acc(sel, "answer_correct"),
+            "answer": answer_acc(sel, decided_only=False),
+            "answer_decided": answer_acc(sel, decided_only=True),
+            "errors": statuses.count("error"),
+            "unjudged": statuses.count("unjudged"),
         }
 
     levels = sorted({r["level"] for r in rows if r["level"] is not None})
@@ -183,15 +218,37 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
             "wall_seconds": sum(r["wall_seconds"] for r in rows) / n,
             "api_cost": (sum(costs) / len(costs)) if costs else None,
             "estimated_tokens": any(r["estimated_tokens"] for r in rows),
+            "reranker_calls": sum(r.get("reranker_calls", 0) for r in rows) / n,
+            "reranker_tokens": sum(
+                r.get("reranker_input_tokens", 0) + r.get("reranker_output_tokens", 0) for r in rows
+            )
+            / n,
         },
     }
 
 
-def _judge_for_training(judge: ModelLike | None) -> Callable[[Task, Trajectory], Any]:
+def errors_dominate(summary: dict[str, Any], rows: int) -> bool:
+    """More than half of the tasks ended in an error (the CLI then exits 1)."""
+    return rows > 0 and summary["overall"]["errors"] * 2 > rows
+
+
+def _judge_for_training(
+    judge: ModelLike | None, failures: list[str] | None = None
+) -> Callable[[Task, Trajectory], Any]:
+    """Success of a training trajectory: its judged answer (a judge call that fails is no
+    success, and its reason goes to `failures`), else its tool path, else its execution."""
+
     async def decide(task: Task, traj: Trajectory) -> bool:
         if task.answer is not None:
-            ok, _ = await judge_answer(judge, task, traj.answer)
-            return ok
+            try:
+                ok, _ = await judge_answer(judge, task, traj.answer)
+            except BadInput:
+                raise
+            except Exception as exc:
+                if failures is not None:
+                    failures.append(_reason(exc))
+                return False
+            return ok is True
         if task.tool_path:
             return traj.chain == task.tool_path
         return traj.executed_ok
@@ -210,6 +267,129 @@ async def run_method(
     return await BASELINES[check_method(method)](ctx, task)
 
 
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split()) or 'no detail'}"
+
+
+async def score_task(
+    config: EvalConfig,
+    ctx: AgentContext,
+    task: Task,
+    *,
+    run: int,
+    index: int,
+    agent: EvoAgent | None,
+    judge: ModelLike | None,
+    aliases: dict[str, str],
+) -> tuple[dict[str, Any], Trajectory]:
+    """Run and score one task. A failing model or judge call makes the row's status
+    `error` with the reason; it never propagates (bad input and interrupts do)."""
+    started = time.perf_counter()
+    try:
+        traj = await run_method(config.method, ctx, task, agent)
+    except BadInput:
+        raise
+    except Exception as exc:  # one broken task must not lose the run
+        traj = Trajectory(
+            method=config.method,
+            question=task.question,
+            error=_reason(exc),
+            usage=ctx.usage,
+            events=ctx.events,
+        )
+    traj.wall_seconds = time.perf_counter() - started
+    error = traj.error
+    verdict: bool | None = None
+    how = "error"
+    if error is None:
+        try:
+            verdict, how = await judge_answer(judge, task, traj.answer)
+        except BadInput:
+            raise
+        except Exception as exc:
+            error, how = f"judge: {_reason(exc)}", "judge-error"
+    if error is not None:
+        status = "error"
+    elif how == "no-reference":
+        status = "no-reference"
+    elif verdict is None:
+        status = "unjudged"
+    else:
+        status = "correct" if verdict else "wrong"
+    predicted = canonical_names(traj.chain, aliases)
+    reference = canonical_names(task.tool_path, aliases)
+    ts = tool_scores(predicted, reference)
+    u: Usage = traj.usage
+    r: Usage = ctx.reranker_usage
+    row = {
+        "run": run,
+        "index": index,
+        "line": task.line,
+        "level": task.level,
+        "domain": task.domain,
+        "question": task.question,
+        "predicted_chain": predicted,
+        "reference_chain": reference,
+        "tool_exact": ts["exact"],
+        "tool_set_f1": ts["set_f1"],
+        "tool_lcs": ts["lcs"],
+        "answer": traj.answer,
+        "reference_answer": task.answer,
+        "status": status,
+        "answer_correct": None if verdict is None else float(verdict),
+        "judged_by": how,
+        "route": traj.route,
+        "executed_ok": traj.executed_ok,
+        "error": error,
+        "calls": u.calls,
+        "input_tokens": u.input_tokens,
+        "output_tokens": u.output_tokens,
+        "latency": u.latency,
+        "cost": u.cost,
+        "estimated_tokens": u.estimated_tokens,
+        "reranker_calls": r.calls,
+        "reranker_input_tokens": r.input_tokens,
+        "reranker_output_tokens": r.output_tokens,
+        "wall_seconds": traj.wall_seconds,
+        "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
+    }
+    return row, traj
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _model_name(model: ModelLike | None) -> str | None:
+    return None if model is None else str(getattr(model, "name", type(model).__name__))
+
+
+def _public_config(config: EvalConfig, tasks: list[Task], train: list[Task] | None) -> dict:
+    return {
+        "method": config.method,
+        "runs": config.runs,
+        "known_ratio": config.known_ratio,
+        "split_seed": config.split_seed,
+        "temperature": config.temperature,
+        "accumulate": config.accumulate,
+        "max_tools": config.max_tools,
+        "evo": config.evo.__dict__ if config.method == "evo" else None,
+        "tasks": len(tasks),
+        "train_tasks": len(train or []),
+    }
+
+
+async def _run_all(coroutines: list[Awaitable[None]]) -> None:
+    """Await all; on the first exception cancel the rest and re-raise it (as itself)."""
+    futures = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        await asyncio.gather(*futures)
+    finally:
+        for f in futures:
+            f.cancel()
+        await asyncio.gather(*futures, return_exceptions=True)
+
+
 async def evaluate(
     model: ModelLike,
     tasks: list[Task],
@@ -220,128 +400,136 @@ async def evaluate(
     judge: ModelLike | None = None,
     on_task: Callable[[dict[str, Any], Trajectory], None] | None = None,
     embedder: Embedder | None = None,
+    reranker: ModelLike | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> EvalResult:
-    """Run `config.method` over the tasks `config.runs` times and score every answer."""
+    """Run `config.method` over the tasks `config.runs` times and score every answer.
+
+    With `out`, each finished task's row is appended to `out/rows.jsonl` at once, and
+    `resume` continues the evaluation there: only (run, index) pairs without a row run.
+    `on_start(total, resumed_rows)` is called before the first task."""
     check_method(config.method)
+    if config.concurrency < 1:
+        raise BadInput(f"--concurrency must be at least 1, got {config.concurrency}")
+    if resume and out is None:
+        raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     aliases = alias_table(tools)
-    rows: list[dict[str, Any]] = []
-    accumulation: list[dict[str, Any]] = []
+    embedder = embedder or make_embedder("hashing")
+    cfg = _public_config(config, tasks, train)
+    manifest = {
+        **cfg,
+        "tasks_sha256": _digest([t.model_dump() for t in tasks]),
+        "train_sha256": _digest([t.model_dump() for t in train or []]),
+        "model": _model_name(model),
+        "judge": _model_name(judge),
+        "reranker": _model_name(reranker),
+        "embedder": embedder.id,
+        "memory": config.memory,
+    }
+    log = EvalDir(out, manifest, resume=resume) if out is not None else None
+    rows: list[dict[str, Any]] = list(log.rows) if log else []
+    accumulation: list[dict[str, Any]] = list(log.accumulation) if log else []
+    done = {(r["run"], r["index"]) for r in rows}
+    accumulated = {a["run"] for a in accumulation}
+    if on_start is not None:
+        on_start(config.runs * len(tasks), list(rows))
+    semaphore = asyncio.Semaphore(config.concurrency)
     tmp = scigate_tempdir("evo")
-    try:
-        for run in range(config.runs):
-            agent: EvoAgent | None = None
-            if config.method == "evo":
-                if config.memory:
-                    base = Path(config.memory)
-                    mem = (
-                        base
-                        if config.runs == 1
-                        else base.with_name(f"{base.stem}-run{run}{base.suffix or '.db'}")
-                    )
-                else:
-                    mem = Path(tmp.name) / f"memory-run{run}.db"
-                agent = EvoAgent.open(
-                    mem,
-                    tools,
-                    known_ratio=config.known_ratio,
-                    split_seed=config.split_seed,
-                    config=config.evo,
-                    embedder=embedder,
-                )
-                space = agent.space
-                if train and config.accumulate:
-                    ctx = AgentContext(
-                        model=model,
-                        space=space,
-                        temperature=config.temperature,
-                        max_tools=config.max_tools,
-                    )
-                    report = await agent.accumulate(ctx, train, _judge_for_training(judge))
-                    accumulation.append(
-                        {"run": run, **report.__dict__, "usage": ctx.usage.model_dump()}
-                    )
-            else:
-                space = ToolSpace(
-                    tools,
-                    make_split(tools, seed=config.split_seed, known_ratio=config.known_ratio),
-                    embedder=embedder,
-                )
-            try:
-                for index, task in enumerate(tasks):
-                    ctx = AgentContext(
-                        model=model,
-                        space=space,
-                        temperature=config.temperature,
-                        max_tools=config.max_tools,
-                    )
-                    started = time.perf_counter()
+
+    def context(space: ToolSpace) -> AgentContext:
+        return AgentContext(
+            model=model,
+            space=space,
+            temperature=config.temperature,
+            max_tools=config.max_tools,
+            reranker=reranker,
+        )
+
+    async def one(run: int, index: int, task: Task, space: ToolSpace, agent: EvoAgent | None):
+        async with semaphore:
+            row, traj = await score_task(
+                config,
+                context(space),
+                task,
+                run=run,
+                index=index,
+                agent=agent,
+                judge=judge,
+                aliases=aliases,
+            )
+        if log is not None:
+            log.append_row(row)
+        rows.append(row)
+        if on_task is not None:
+            on_task(row, traj)
+
+    def memory_path(run: int) -> Path:
+        if config.memory:
+            base = Path(config.memory)
+            if config.runs == 1:
+                return base
+            return base.with_name(f"{base.stem}-run{run}{base.suffix or '.db'}")
+        if log is not None:
+            return log.memory_path(run)
+        return Path(tmp.name) / f"memory-run{run}.db"
+
+    async def evo_run(run: int) -> None:
+        agent = EvoAgent.open(
+            memory_path(run),
+            tools,
+            known_ratio=config.known_ratio,
+            split_seed=config.split_seed,
+            config=config.evo,
+            embedder=embedder,
+        )
+        try:
+            if train and config.accumulate and run not in accumulated:
+                ctx = context(agent.space)
+                judge_errors: list[str] = []
+                async with semaphore:
                     try:
-                        traj = await run_method(config.method, ctx, task, agent)
+                        report = await agent.accumulate(
+                            ctx, train, _judge_for_training(judge, judge_errors)
+                        )
+                        entry = {"run": run, **report.__dict__}
                     except BadInput:
                         raise
-                    except Exception as exc:  # one broken task must not lose the run
-                        traj = Trajectory(
-                            method=config.method,
-                            question=task.question,
-                            error=f"{type(exc).__name__}: {exc}",
-                            usage=ctx.usage,
-                            events=ctx.events,
-                        )
-                    traj.wall_seconds = time.perf_counter() - started
-                    predicted = canonical_names(traj.chain, aliases)
-                    reference = canonical_names(task.tool_path, aliases)
-                    ts = tool_scores(predicted, reference)
-                    correct, how = await judge_answer(judge, task, traj.answer)
-                    u: Usage = traj.usage
-                    row = {
-                        "run": run,
-                        "index": index,
-                        "line": task.line,
-                        "level": task.level,
-                        "domain": task.domain,
-                        "question": task.question,
-                        "predicted_chain": predicted,
-                        "reference_chain": reference,
-                        "tool_exact": ts["exact"],
-                        "tool_set_f1": ts["set_f1"],
-                        "tool_lcs": ts["lcs"],
-                        "answer": traj.answer,
-                        "reference_answer": task.answer,
-                        "answer_correct": float(correct),
-                        "judged_by": how,
-                        "route": traj.route,
-                        "executed_ok": traj.executed_ok,
-                        "error": traj.error,
-                        "calls": u.calls,
-                        "input_tokens": u.input_tokens,
-                        "output_tokens": u.output_tokens,
-                        "latency": u.latency,
-                        "cost": u.cost,
-                        "estimated_tokens": u.estimated_tokens,
-                        "wall_seconds": traj.wall_seconds,
-                        "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
-                    }
-                    rows.append(row)
-                    if on_task is not None:
-                        on_task(row, traj)
-            finally:
-                if agent is not None:
-                    if agent.memory is not None:
-                        accumulation.append({"run": run, "memory": agent.memory.summary()})
-                    agent.close()
+                    except Exception as exc:  # the evaluation goes on with what was learnt
+                        entry = {"run": run, "error": f"accumulation stopped: {_reason(exc)}"}
+                entry.update(usage=ctx.usage.model_dump(), judge_errors=judge_errors)
+                accumulation.append(entry)
+                if log is not None:
+                    log.append_accumulation(entry)
+            for index, task in enumerate(tasks):
+                if (run, index) not in done:
+                    await one(run, index, task, agent.space, agent)
+        finally:
+            if agent.memory is not None:
+                accumulation.append({"run": run, "memory": agent.memory.summary()})
+            agent.close()
+
+    try:
+        if config.method == "evo":
+            await _run_all([evo_run(run) for run in range(config.runs)])
+        else:
+            split = make_split(tools, seed=config.split_seed, known_ratio=config.known_ratio)
+            space = ToolSpace(tools, split, embedder=embedder)
+            await _run_all(
+                [
+                    one(run, index, task, space, None)
+                    for run in range(config.runs)
+                    for index, task in enumerate(tasks)
+                    if (run, index) not in done
+                ]
+            )
     finally:
         tmp.cleanup()
-    cfg = {
-        "method": config.method,
-        "runs": config.runs,
-        "known_ratio": config.known_ratio,
-        "split_seed": config.split_seed,
-        "temperature": config.temperature,
-        "accumulate": config.accumulate,
-        "evo": config.evo.__dict__ if config.method == "evo" else None,
-        "tasks": len(tasks),
-        "train_tasks": len(train or []),
-    }
+        if log is not None:
+            log.close()
+    rows.sort(key=lambda r: (r["run"], r["index"]))
+    accumulation.sort(key=lambda a: (a["run"], "memory" in a))
     return EvalResult(
         config=cfg, rows=rows, summary=summarize_rows(rows, config.runs), accumulation=accumulation
     )
@@ -352,7 +540,8 @@ def _pm(block: dict[str, float]) -> str:
 
 
 def render_markdown(result: EvalResult) -> str:
-    """The report as Markdown: accuracy (overall, per level) and the cost table."""
+    """The report as Markdown: accuracy (overall, per level) with the error and unjudged
+    counts beside it, and the cost table."""
     s, c = result.summary, result.config
     lines = [
         f"# Agent evaluation: {c['method']}",
@@ -360,13 +549,18 @@ def render_markdown(result: EvalResult) -> str:
         f"{c['tasks']} tasks × {c['runs']} run(s), known ratio {c['known_ratio']}, split seed {c['split_seed']}"
         + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else ""),
         "",
-        "| Level | n | Tool (exact) | Tool (set F1) | Tool (LCS) | Answer |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "Answer counts unjudged answers and errors as not correct; Answer (decided) is the "
+        "accuracy over the answers the rules or the judge decided.",
+        "",
+        "| Level | n | Tool (exact) | Tool (set F1) | Tool (LCS) | Answer | Answer (decided) "
+        "| Unjudged | Errors |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, block in [*s["levels"].items(), ("overall", s["overall"])]:
         lines.append(
             f"| {name} | {block['n']} | {_pm(block['tool'])} | {_pm(block['tool_set_f1'])} | "
-            f"{_pm(block['tool_lcs'])} | {_pm(block['answer'])} |"
+            f"{_pm(block['tool_lcs'])} | {_pm(block['answer'])} | {_pm(block['answer_decided'])} "
+            f"| {block['unjudged']} | {block['errors']} |"
         )
     cost = s["cost"]
     api = "n/a" if cost["api_cost"] is None else f"{cost['api_cost']:.4f}"
@@ -375,33 +569,29 @@ def render_markdown(result: EvalResult) -> str:
         "Cost per task"
         + (" (tokens estimated: the model reported none)" if cost["estimated_tokens"] else ""),
         "",
-        "| LLM calls | Input tokens | Output tokens | Total tokens | Model latency (s) | Wall (s) | API cost ($) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| LLM calls | Input tokens | Output tokens | Total tokens | Model latency (s) | Wall (s) "
+        "| API cost ($) | Reranker calls | Reranker tokens |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         f"| {cost['llm_calls']:.1f} | {cost['input_tokens']:.1f} | {cost['output_tokens']:.1f} | "
-        f"{cost['total_tokens']:.1f} | {cost['model_latency']:.2f} | {cost['wall_seconds']:.2f} | {api} |",
+        f"{cost['total_tokens']:.1f} | {cost['model_latency']:.2f} | {cost['wall_seconds']:.2f} "
+        f"| {api} | {cost['reranker_calls']:.1f} | {cost['reranker_tokens']:.1f} |",
     ]
     return "\n".join(lines) + "\n"
 
 
 def write_result(result: EvalResult, out: str | Path) -> None:
-    """results.json, results.md and rows.jsonl in `out`."""
+    """results.json, results.md and rows.jsonl (sorted by run and task) in `out`, each
+    replaced whole."""
     d = Path(out)
     try:
         d.mkdir(parents=True, exist_ok=True)
-        (d / "results.json").write_text(
-            json.dumps(
-                {
-                    "config": result.config,
-                    "summary": result.summary,
-                    "accumulation": result.accumulation,
-                },
-                indent=2,
-                default=str,
-            )
-        )
-        (d / "results.md").write_text(render_markdown(result))
-        (d / "rows.jsonl").write_text(
-            "".join(json.dumps(r, default=str) + "\n" for r in result.rows)
-        )
+        report = {
+            "config": result.config,
+            "summary": result.summary,
+            "accumulation": result.accumulation,
+        }
+        atomic_write(d / "results.json", json.dumps(report, indent=2, default=str))
+        atomic_write(d / "results.md", render_markdown(result))
+        atomic_write(d / ROWS, "".join(json.dumps(r, default=str) + "\n" for r in result.rows))
     except OSError as exc:
         raise BadInput(f"cannot write results to {d}: {exc}") from None

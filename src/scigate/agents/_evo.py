@@ -32,7 +32,7 @@ from scigate.agents._prompts import (
 )
 from scigate.agents._records import GateDecision, Task, Trajectory
 from scigate.agents._toolspace import ToolSpace
-from scigate.tools import Embedder, Tool, make_split
+from scigate.tools import Embedder, Tool, make_embedder, make_split
 
 REQUEST_WORDS = 15
 DOMAINS = ("biology", "chemistry", "materials")
@@ -122,11 +122,13 @@ class EvoAgent:
     ) -> EvoAgent:
         """Open (or create) a memory file and the tool space it describes."""
         memory = Memory(memory_path)
+        space_embedder = embedder or make_embedder("builtin")
+        memory.bind_embedder(space_embedder.id)  # stored vectors and queries must agree
         split = memory.split(tools)
         if split is None:
             split = make_split(tools, seed=split_seed, known_ratio=known_ratio)
             memory.save_split(split)
-        space = ToolSpace(tools, split, embedder=embedder)
+        space = ToolSpace(tools, split, embedder=space_embedder)
         for name, ontology in memory.migrations().items():
             space.migrate(name, ontology)
         return cls(space, memory, config)
@@ -320,6 +322,7 @@ class EvoAgent:
                     candidates_text=self._tool_lines(candidates),
                 ),
                 purpose="rerank",
+                rerank=True,  # the separate reranker (--reranker) when there is one
             )
             if reply:
                 top1 = str(reply.get("top1", ""))

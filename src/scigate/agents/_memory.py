@@ -26,6 +26,8 @@ from scigate.tools import Tool, ToolSplit
 APPLICATION_ID = 0x5347454D
 SCHEMA_VERSION = 1
 DEDUP_THRESHOLD = 0.85
+#: the id of the only embedder agents used before memories recorded theirs
+LEGACY_EMBEDDER = "builtin-hash-v1-2048-35"
 
 _V1 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -377,6 +379,25 @@ class Memory:
         if drop:
             self._tx([("DELETE FROM experiences WHERE id = ?", (i,)) for i in drop])
         return len(drop)
+
+    # -- embedder -------------------------------------------------------------------------------
+
+    def bind_embedder(self, embedder_id: str) -> None:
+        """Record the embedder whose vectors this memory stores; BadInput when asked to use
+        another (its vectors would not compare with the stored ones). Files written before
+        the embedder was recorded hold vectors of the built-in hashing embedder."""
+        stored = self.get_meta("embedder")
+        if stored is None:
+            has_vectors = self.conn.execute(
+                "SELECT (SELECT count(*) FROM skills) + (SELECT count(*) FROM experiences)"
+            ).fetchone()[0]
+            stored = LEGACY_EMBEDDER if has_vectors else embedder_id
+            self.set_meta("embedder", stored)
+        if stored != embedder_id:
+            raise BadInput(
+                f"agent memory {self.path} holds vectors of the embedder {stored!r}, not "
+                f"{embedder_id!r}: use the same --embedder, or another memory file"
+            )
 
     # -- summary --------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 The four prompts of the paper's Appendix I (active tool description, rerank and score,
 experience rules, reusable skills) are reproduced as written; the others (difficulty,
 skill match, planning, argument extraction, summary, critique, ontology completion,
-baseline planners, reflection, judge) follow the same style. Templates use
+baseline planners, reflection) follow the same style; the answer judge follows the
+frame of Appendix D. Templates use
 `str.format` fields.
 """
 
@@ -186,10 +187,25 @@ Your attempt:
 Problem: {problem}
 In at most 3 sentences, diagnose the mistake (wrong tool, wrong argument, missing step) and state a concrete plan for the next attempt."""
 
-JUDGE = """Judge whether a predicted answer to a scientific question is correct against the reference answer.
+# -- Appendix D ---------------------------------------------------------------------------
+# The paper's only judge prompt ("Prompt for Sample Quality Evaluation") judges a benchmark
+# sample, not an answer. The answer judge keeps its system prompt, its frame ("Below are
+# ... Please use the following rule to determine whether ..."), its closing rule and its
+# output format word for word; only the objects shown and rules 1-3 are about answers.
+
+JUDGE_SYSTEM = "You are a scientific evaluation expert."
+
+JUDGE = """Below are a question, a reference answer, and a predicted answer. Please use the following rule to determine whether the predicted answer satisfies the quality standard.
+[RULE]:
+1. Check whether the predicted answer commits to one final answer rather than listing alternatives.
+2. Check whether the predicted answer states the same result as the reference answer; wording, units and formatting may differ, and numbers must agree to the precision of the reference.
+3. Check whether every part of a multi-part reference answer is matched by the predicted answer.
+4. Judge as “No” if any condition fails; otherwise, “Yes”.
 Question:
 {question}
-Reference answer: {reference}
-Predicted answer: {predicted}
-Rules: numeric values within ±10% relative of the reference count as correct; units and formatting may differ; for multiple choice the chosen option must match; for true/false the truth value must match.
-Strictly output valid JSON only: {{"correct": true or false}}"""
+Reference answer:
+{reference}
+Predicted answer:
+{predicted}
+Strictly output the response in valid JSON format only. The required JSON format is as follows:
+{{"decision": "Yes / No", "reason": "brief explanation"}}"""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 
 from scigate.agents._parse import final_answer
@@ -169,3 +170,24 @@ def answer_match(predicted: str | None, task: Task) -> bool | None:
         )
         return False if decidable else None
     return None
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.S)
+
+
+def parse_judge_reply(text: str | None) -> bool | None:
+    """The judge's verdict from its reply, read strictly: the whole reply (a ```json fence
+    allowed) must be one JSON object whose "decision" is "Yes" or "No"; anything else
+    (prose around it, "Yes / No", a missing decision) is None, i.e. unjudged."""
+    body = (text or "").strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    try:
+        value = json.loads(body)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("decision"), str):
+        return None
+    decision = value["decision"].strip().lower()
+    return {"yes": True, "no": False}.get(decision)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from scigate.agents import (
@@ -23,6 +24,7 @@ from scigate.agents import (
     ToolSpace,
     Trajectory,
     check_method,
+    errors_dominate,
     evaluate,
     library_tools,
     load_bench,
@@ -50,6 +52,43 @@ def _ratio(value: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise BadInput(f"--known-ratio must be within [0, 1], got {value}")
     return value
+
+
+def _embedder(spec: str) -> Any:
+    """The embedder a spec names (BadInput, exit 2, for a bad spec or a missing key)."""
+    from scigate.tools import make_embedder
+
+    return make_embedder(spec)
+
+
+def _reranker(spec: str | None, store: Any, run_id: str | None) -> tuple[Any, bool]:
+    """(the separate reranker model or None, whether to rerank with a model at all):
+    no spec reranks with the main model, `none` ranks by retrieval scores."""
+    if spec is None:
+        return None, True
+    if spec.strip().lower() == "none":
+        return None, False
+    return _model(spec, store, run_id, role="reranker"), True
+
+
+def _check_specs(*specs: str | None) -> None:
+    """Configuration errors (bad spec, missing key or file) before any work: exit 2."""
+    from scigate.llm import check_spec
+
+    for spec in specs:
+        if spec and spec.strip().lower() != "none":
+            check_spec(spec)
+
+
+EMBEDDER_HELP = (
+    "Embeddings for tool retrieval, skill matching, experience top-k and dedup: hashing "
+    "(offline default), sentence-transformers/NAME, openai/text-embedding-3-small or "
+    "openai-compatible/NAME?base_url=URL (vectors cached on disk)."
+)
+RERANKER_HELP = (
+    "Model spec of the rerank-and-score step (default: the main model, at its cost), or "
+    "none to rank by retrieval scores."
+)
 
 
 def _say(markup: str, *plain: Any) -> None:
@@ -213,6 +252,8 @@ def run_cmd(
         ),
     ] = DEFAULT_MAX_TOOLS,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    embedder: Annotated[str, typer.Option("--embedder", help=EMBEDDER_HELP)] = "hashing",
+    reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
 ) -> None:
     """Answer one question and show the whole trajectory: routing, active requests,
@@ -221,9 +262,8 @@ def run_cmd(
     _ratio(known_ratio)
     if domain is not None and domain not in DOMAINS:
         raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
-    from scigate.llm import check_spec
-
-    check_spec(model)  # a missing key or file is a configuration error before any work
+    _check_specs(model, reranker)  # a missing key or file: configuration error before any work
+    vectors = _embedder(embedder)
     task = Task(question=question, parameter=list(parameter) if parameter else None, domain=domain)
     tools = library_tools()
     store = run_id = None
@@ -235,8 +275,9 @@ def run_cmd(
             "agent-run", config={"method": method, "model": model, "question": question}
         )
     llm = _model(model, store, run_id, role=method)
+    rerank_model, rerank = _reranker(reranker, store, run_id)
 
-    async def go() -> Trajectory:
+    async def go() -> tuple[Trajectory, AgentContext]:
         agent = None
         if method == "evo":
             from scigate._tmp import scigate_mkdtemp
@@ -247,29 +288,32 @@ def run_cmd(
                 tools,
                 known_ratio=known_ratio,
                 split_seed=split_seed,
-                config=EvoConfig(temperature=temperature),
+                config=EvoConfig(temperature=temperature, rerank=rerank),
+                embedder=vectors,
             )
             space = agent.space
         else:
             from scigate.tools import make_split
 
-            space = ToolSpace(tools, make_split(tools, seed=split_seed, known_ratio=known_ratio))
+            split = make_split(tools, seed=split_seed, known_ratio=known_ratio)
+            space = ToolSpace(tools, split, embedder=vectors)
         ctx = AgentContext(
             model=llm,
             space=space,
             temperature=temperature,
             on_event=None if json_out else _show_event,
             max_tools=max_tools,
+            reranker=rerank_model,
         )
         try:
-            return await run_method(method, ctx, task, agent)
+            return await run_method(method, ctx, task, agent), ctx
         finally:
             if agent is not None:
                 agent.close()
 
     status = "failed"
     try:
-        traj = asyncio.run(go())
+        traj, ctx = asyncio.run(go())
         status = "finished"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -289,6 +333,11 @@ def run_cmd(
         f"{u.calls} LLM calls, {u.input_tokens} input / {u.output_tokens} output tokens"
         f"{' (estimated)' if u.estimated_tokens else ''}, {traj.wall_seconds:.2f} s"
     )
+    r = ctx.reranker_usage
+    if r.calls:
+        console.print(
+            f"reranker: {r.calls} calls, {r.input_tokens} input / {r.output_tokens} output tokens"
+        )
 
 
 @app.command("eval")
@@ -339,9 +388,28 @@ def eval_cmd(
     no_routing: Annotated[
         bool, typer.Option("--no-routing", help="Ablation: no difficulty routing.")
     ] = False,
+    embedder: Annotated[str, typer.Option("--embedder", help=EMBEDDER_HELP)] = "hashing",
+    reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help="Tasks in flight at once (evo: runs in flight; its tasks learn in order). "
+            "Model calls are also limited per endpoint (the spec's concurrency setting).",
+        ),
+    ] = 1,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume", help="Continue the interrupted evaluation in --out (no task runs twice)."
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Evaluate a method: Tool/Answer accuracy (overall, per level) and cost per task."""
+    """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
+    unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
+    status 1 when more than half of the tasks ended in an error."""
     check_method(method)
     _ratio(known_ratio)
     if runs < 1:
@@ -359,11 +427,10 @@ def eval_cmd(
         no_routing,
         temperature,
     )
-    from scigate.llm import check_spec
-
-    for spec in (model, judge):
-        if spec:
-            check_spec(spec)  # configuration errors before any work (exit 2)
+    if resume and out is None:
+        raise BadInput("--resume needs --out: the directory of the evaluation to continue")
+    _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
+    vectors = _embedder(embedder)
     config = EvalConfig(
         method=method,
         runs=runs,
@@ -374,6 +441,7 @@ def eval_cmd(
         accumulate=not no_accumulation,
         memory=str(memory) if memory else None,
         max_tools=max_tools,
+        concurrency=concurrency,
     )
     store = run_id = None
     if db is not None:
@@ -388,10 +456,33 @@ def eval_cmd(
                 "bench": str(bench),
                 "runs": runs,
                 "known_ratio": known_ratio,
+                "embedder": embedder,
+                "reranker": reranker,
+                "resume": resume,
             },
         )
     llm = _model(model, store, run_id, role=method)
     judge_model = _model(judge, store, run_id, role="judge") if judge else None
+    rerank_model, rerank = _reranker(reranker, store, run_id)
+    config.evo.rerank = config.evo.rerank and rerank
+    tally = _Tally()
+    progress = Progress(
+        TextColumn(f"[bold]{escape(method)}[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[stats]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=json_out,
+    )
+    bar = progress.add_task("tasks", total=None, stats="")
+
+    def on_start(total: int, resumed: list[dict[str, Any]]) -> None:
+        for row in resumed:
+            tally.add(row)
+        progress.update(bar, total=total, completed=len(resumed), stats=tally.line())
+        if resumed and not json_out:
+            _say("[dim]resuming: {} of {} tasks already done[/dim]", len(resumed), total)
 
     def on_task(row: dict[str, Any], traj: Trajectory) -> None:
         if store is not None:
@@ -408,17 +499,22 @@ def eval_cmd(
                         "reference_chain",
                         "tool_exact",
                         "answer",
+                        "status",
                         "answer_correct",
+                        "error",
                         "calls",
                         "input_tokens",
                         "output_tokens",
                     )
                 },
             )
+        tally.add(row)
+        progress.update(bar, advance=1, stats=tally.line())
         if not json_out:
-            mark = "[green]✓[/green]" if row["answer_correct"] else "[red]✗[/red]"
+            mark = _MARKS.get(row["status"], "?")
+            detail = f" [red]error[/red] {escape(str(row['error']))}" if row["error"] else ""
             _say(
-                mark + " run {} task {}: {} → {}",
+                mark + " run {} task {}: {} → {}" + detail,
                 row["run"],
                 row["index"] + 1,
                 " → ".join(row["predicted_chain"]),
@@ -428,17 +524,23 @@ def eval_cmd(
     started = time.perf_counter()
     status = "failed"
     try:
-        result = asyncio.run(
-            evaluate(
-                llm,
-                tasks,
-                library_tools(),
-                config,
-                train=train_tasks,
-                judge=judge_model,
-                on_task=on_task,
+        with progress:
+            result = asyncio.run(
+                evaluate(
+                    llm,
+                    tasks,
+                    library_tools(),
+                    config,
+                    train=train_tasks,
+                    judge=judge_model,
+                    on_task=on_task,
+                    embedder=vectors,
+                    reranker=rerank_model,
+                    out=out,
+                    resume=resume,
+                    on_start=on_start,
+                )
             )
-        )
         status = "finished"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -453,16 +555,52 @@ def eval_cmd(
         console.print_json(
             json.dumps({"config": result.config, "summary": result.summary}, default=str)
         )
-        return
-    console.print(render_markdown(result))
-    table = Table(title=f"{method}: {len(tasks)} tasks, {time.perf_counter() - started:.1f} s")
-    for col in ("Tool", "Answer", "LLM calls/task", "tokens/task"):
-        table.add_column(col)
-    s = result.summary
-    table.add_row(
-        f"{s['overall']['tool']['mean']:.2f}",
-        f"{s['overall']['answer']['mean']:.2f}",
-        f"{s['cost']['llm_calls']:.1f}",
-        f"{s['cost']['total_tokens']:.0f}",
-    )
-    console.print(table)
+    else:
+        console.print(render_markdown(result), highlight=False, markup=False)
+        table = Table(title=f"{method}: {len(tasks)} tasks, {time.perf_counter() - started:.1f} s")
+        for col in ("Tool", "Answer", "Answer (decided)", "Unjudged", "Errors", "LLM calls/task"):
+            table.add_column(col)
+        o = result.summary["overall"]
+        table.add_row(
+            f"{o['tool']['mean']:.2f}",
+            f"{o['answer']['mean']:.2f}",
+            f"{o['answer_decided']['mean']:.2f}",
+            str(o["unjudged"]),
+            str(o["errors"]),
+            f"{result.summary['cost']['llm_calls']:.1f}",
+        )
+        console.print(table)
+    if errors_dominate(result.summary, len(result.rows)):
+        first = next(r["error"] for r in result.rows if r["status"] == "error")
+        typer.echo(
+            f"scigate: error: {result.summary['overall']['errors']} of {len(result.rows)} tasks "
+            f"ended in an error (first: {first})",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+_MARKS = {
+    "correct": "[green]✓[/green]",
+    "wrong": "[red]✗[/red]",
+    "unjudged": "[yellow]?[/yellow]",
+    "no-reference": "[dim]-[/dim]",
+    "error": "[red]![/red]",
+}
+
+
+class _Tally:
+    """Running counts behind the progress bar's accuracy."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def add(self, row: dict[str, Any]) -> None:
+        status = row.get("status") or "wrong"
+        self.counts[status] = self.counts.get(status, 0) + 1
+
+    def line(self) -> str:
+        c = self.counts
+        scored = sum(v for k, v in c.items() if k != "no-reference")
+        acc = f"answer {100.0 * c.get('correct', 0) / scored:.1f}%" if scored else "answer -"
+        return f"{acc} · unjudged {c.get('unjudged', 0)} · errors {c.get('error', 0)}"

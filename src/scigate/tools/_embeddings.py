@@ -2,7 +2,7 @@
 
 Three embedders:
 
-- `HashingEmbedder` (spec ``builtin``): no download, deterministic. Words, word bigrams
+- `HashingEmbedder` (spec ``hashing``, alias ``builtin``): no download, deterministic. Words, word bigrams
   and character 3-5-grams are hashed into a fixed number of signed buckets with
   sublinear term frequency, then the vector is L2-normalised.
 - `OpenAICompatibleEmbedder` (``openai-compatible/MODEL?base_url=URL&api_key_env=VAR``
@@ -252,9 +252,9 @@ class CachedEmbedder:
 
 
 def make_embedder(spec: str | None = None, cache_dir: str | Path | None = None) -> Embedder:
-    """An embedder from a spec: None/'builtin', 'openai-compatible/MODEL?base_url=...&api_key_env=VAR',
+    """An embedder from a spec: None/'hashing' (alias 'builtin'), 'openai-compatible/MODEL?base_url=...&api_key_env=VAR',
     'openai/MODEL', or 'sentence-transformers/PATH'."""
-    if spec is None or spec.strip() in ("", "builtin"):
+    if spec is None or spec.strip() in ("", "builtin", "hashing"):
         return HashingEmbedder()
     kind, _, rest = spec.strip().partition("/")
     if kind in ("openai", "openai-compatible"):
@@ -286,6 +286,6 @@ def make_embedder(spec: str | None = None, cache_dir: str | Path | None = None) 
             raise BadInput(f"embedder spec {spec!r} names no model path")
         return CachedEmbedder(SentenceTransformerEmbedder(rest), cache_dir)
     raise BadInput(
-        f"unknown embedder spec {spec!r}; use builtin, openai/MODEL, "
+        f"unknown embedder spec {spec!r}; use hashing, openai/MODEL, "
         "openai-compatible/MODEL?base_url=URL or sentence-transformers/PATH"
     )

@@ -324,9 +324,10 @@ def ontology(text: str) -> str:
 
 
 def judge(text: str) -> str:
-    ref = section(text, "Reference answer: ", "\n")
-    pred = section(text, "Predicted answer: ", "\n")
-    return reply_json({"correct": ref.strip().lower() in pred.lower()})
+    ref = section(text, "Reference answer:\n", "\n")
+    pred = section(text, "Predicted answer:\n", "\n")
+    ok = ref.strip().lower() in pred.lower()
+    return reply_json({"decision": "Yes" if ok else "No", "reason": "compared with the reference"})
 
 
 def react(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
@@ -392,7 +393,7 @@ ROLES = [
         "You attempted a scientific tool-use task",
         lambda t: "I should use a tool that matches the property.",
     ),
-    ("Judge whether a predicted answer", judge),
+    ("whether the predicted answer satisfies the quality standard", judge),
 ]
 
 
@@ -438,3 +439,31 @@ def no_arguments(
     if "Extract the arguments for one step" in text or text.startswith("Your reply held no"):
         return "I am not sure which arguments to use."
     return policy(messages, tools, **settings)
+
+
+def reranker_only(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """A separate reranker: it answers the rerank-and-score prompt and nothing else."""
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if tools or "Complete the following two-step task" not in text:
+        raise AssertionError("the reranker was asked something other than rerank-and-score")
+    return rerank(text)
+
+
+IN_FLIGHT = {"now": 0, "max": 0}
+
+
+async def timed_policy(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but each call takes 10 ms; IN_FLIGHT keeps the peak of calls in flight."""
+    import asyncio
+
+    IN_FLIGHT["now"] += 1
+    IN_FLIGHT["max"] = max(IN_FLIGHT["max"], IN_FLIGHT["now"])
+    try:
+        await asyncio.sleep(0.01)
+        return policy(messages, tools, **settings)
+    finally:
+        IN_FLIGHT["now"] -= 1
