@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
-from scigate.agents._evo import EvoAgent, EvoConfig
+from scigate.agents._evo import EvoAgent, EvoConfig, reference_reward
 from scigate.agents._parse import extract_json
 from scigate.agents._prompts import JUDGE, SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
@@ -187,16 +187,16 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
     }
 
 
-def _judge_for_training(judge: ModelLike | None) -> Callable[[Task, Trajectory], Any]:
-    async def decide(task: Task, traj: Trajectory) -> bool:
-        if task.answer is not None:
-            ok, _ = await judge_answer(judge, task, traj.answer)
-            return ok
-        if task.tool_path:
-            return traj.chain == task.tool_path
-        return traj.executed_ok
+def _judge_for_training(
+    judge: ModelLike | None, aliases: dict[str, str] | None = None
+) -> Callable[[Task, Trajectory], Any]:
+    """The accumulation reward: answer and reference tool path (never execution alone)."""
 
-    return decide
+    async def answer(task: Task, predicted: str | None) -> bool | None:
+        ok, how = await judge_answer(judge, task, predicted)
+        return None if how in ("unjudged", "no-reference") else ok
+
+    return reference_reward(answer, aliases)
 
 
 async def run_method(
@@ -256,7 +256,7 @@ async def evaluate(
                         temperature=config.temperature,
                         max_tools=config.max_tools,
                     )
-                    report = await agent.accumulate(ctx, train, _judge_for_training(judge))
+                    report = await agent.accumulate(ctx, train, _judge_for_training(judge, aliases))
                     accumulation.append(
                         {"run": run, **report.__dict__, "usage": ctx.usage.model_dump()}
                     )

@@ -237,11 +237,13 @@ def run_cmd(
     llm = _model(model, store, run_id, role=method)
 
     async def go() -> Trajectory:
-        agent = None
+        agent = tmp = None
         if method == "evo":
-            from scigate._tmp import scigate_mkdtemp
+            from scigate._tmp import scigate_tempdir
 
-            path = memory or scigate_mkdtemp("evo") / "memory.db"
+            # without --memory the memory lives only as long as this run
+            tmp = None if memory else scigate_tempdir("evo")
+            path = memory or Path(tmp.name) / "memory.db"
             agent = EvoAgent.open(
                 path,
                 tools,
@@ -266,6 +268,8 @@ def run_cmd(
         finally:
             if agent is not None:
                 agent.close()
+            if tmp is not None:
+                tmp.cleanup()
 
     status = "failed"
     try:
