@@ -378,6 +378,14 @@ class Memory:
             self._tx([("DELETE FROM experiences WHERE id = ?", (i,)) for i in drop])
         return len(drop)
 
+    def snapshot(self, path: str | Path) -> None:
+        """Copy the whole memory, consistently, to a new file at `path`."""
+        dest = sqlite3.connect(str(path))
+        try:
+            self.conn.backup(dest)
+        finally:
+            dest.close()
+
     # -- summary --------------------------------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:

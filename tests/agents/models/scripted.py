@@ -499,3 +499,15 @@ def bad_ontology(
             }
         )
     return policy(messages, tools, **settings)
+
+
+def ablation_probe(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but the LLM gate always explores and rewriting gives a fixed query."""
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if "Decide how to acquire the tool" in text:
+        return reply_json({"action": "unknown"})
+    if "Rewrite a scientific task as one search query" in text:
+        return "compute InChIKey hash identifier from molecule structure"
+    return policy(messages, tools, **settings)
