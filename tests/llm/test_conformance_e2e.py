@@ -307,3 +307,14 @@ def test_the_server_throttles_with_retry_after(monkeypatch):
         assert second.json()["error"]["type"] == "rate_limit_error"
     finally:
         s.close()
+
+
+async def test_temperature_beyond_anthropics_range_is_clamped_not_rejected(server):
+    from scigate.llm import ModelCallRecord, get_model
+
+    records: list[ModelCallRecord] = []
+    spec = FORMATS["anthropic"](server, "policy")
+    out = await get_model(spec, recorder=records.append).generate(USER, temperature=1.5)
+    assert out.text is not None and server.rejected == []
+    assert server.bodies[-1]["temperature"] == 1.0
+    assert any("clamped temperature=1.5" in c for c in records[-1].settings["_adapted"])
