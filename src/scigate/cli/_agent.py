@@ -159,6 +159,8 @@ def _show_event(event: dict[str, Any]) -> None:
         _say("[green]new skill[/green] {}: {}", event["name"], " → ".join(event["chain"]))
     elif kind == "reflection":
         _say("[yellow]reflection[/yellow] {}", event["text"])
+    elif kind == "rewrite":
+        _say("[cyan]rewrite[/cyan] {} → [italic]{}[/italic]", event["query"], event["rewritten"])
 
 
 def _evo_config(
