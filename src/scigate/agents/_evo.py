@@ -34,6 +34,7 @@ from scigate.agents._prompts import (
     UNKNOWN_PICK,
 )
 from scigate.agents._records import Arm, GateDecision, Task, Trajectory
+from scigate.agents._scoring import canonical_names
 from scigate.agents._toolspace import ToolSpace
 from scigate.tools import Embedder, Tool, make_split
 
@@ -100,7 +101,6 @@ def reference_reward(answer_judge: AnswerJudge, aliases: dict[str, str] | None =
     when the task has a reference tool path, the chain equal to it (names through
     `aliases`). Whether the tools ran never counts: a wrong tool that runs is still wrong.
     None (nothing is learned) when neither reference exists or the answer is undecidable."""
-    from scigate.agents._scoring import canonical_names
 
     async def reward(task: Task, traj: Trajectory) -> bool | None:
         verdicts: list[bool | None] = []
