@@ -13,12 +13,20 @@ A second table runs the harness at --concurrency 1 and N with every model call d
 a simulated round trip (--latency): calls and tokens per task must not change, and the
 ratio of wall times is what concurrency buys (Evo overlaps only runs, so one run of it
 gains nothing: its tasks learn in order).
+
+    .venv/bin/python benchmarks/bench_agents.py --wire
+
+With --wire the same policy also answers from the conformance server of the tests
+(tests/llm/_wire.py: OpenAI and Anthropic wire formats, documented request rules, a 429
+every 25 requests) through the official SDKs; the table compares calls and tokens per
+task and wall time per call, and reports rejected requests (must be 0).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import time
 from pathlib import Path
@@ -39,6 +47,56 @@ PAPER = {  # Table A4: LLM calls, input tokens, output tokens per task
 }
 
 
+def _wire_server():
+    path = HERE.parent / "tests" / "llm" / "_wire.py"
+    spec = importlib.util.spec_from_file_location("bench_wire", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    policy = spec_from = importlib.util.spec_from_file_location(
+        "bench_policy", HERE / "data" / "agents_scripted_model.py"
+    )
+    scripted = importlib.util.module_from_spec(spec_from)
+    policy.loader.exec_module(scripted)
+    return module.WireServer({"policy": scripted.policy}, throttle_every=25)
+
+
+async def wire(tasks, tools, known_ratio: float) -> None:
+    """Per method: the python/ model against the same policy behind the wire formats."""
+    os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
+    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench")
+    server = _wire_server()
+    retry = "retry_wait=0.01&retry_wait_max=0.05"
+    specs = {
+        "python": MODEL,
+        "openai gpt-5.4-mini": f"openai/gpt-5.4-mini?base_url={server.openai_url('policy')}&{retry}",
+        "anthropic sonnet-4-5": (
+            f"anthropic/claude-sonnet-4-5?base_url={server.anthropic_url('policy')}&{retry}"
+        ),
+    }
+    print("| method | through | calls/task | input tok/task | output tok/task | ms/call | errors |")
+    print("|" + " --- |" * 7)
+    try:
+        for method in METHODS:
+            for label, spec in specs.items():
+                config = EvalConfig(method=method, known_ratio=known_ratio)
+                started = time.perf_counter()
+                result = await evaluate(get_model(spec), tasks, tools, config)
+                elapsed = time.perf_counter() - started
+                cost, rows = result.summary["cost"], result.rows
+                calls = cost["llm_calls"] * len(rows)
+                errors = sum(1 for r in rows if r["error"])
+                print(
+                    f"| {method} | {label} | {cost['llm_calls']:.1f} | {cost['input_tokens']:.0f} "
+                    f"| {cost['output_tokens']:.0f} | {1000 * elapsed / max(calls, 1):.2f} | {errors} |"
+                )
+    finally:
+        server.close()
+    print(
+        f"\n{server.requests} requests through the server, {len(server.rejected)} rejected, "
+        f"{server.throttled} answered 429 (and retried)"
+    )
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--known-ratio", type=float, default=0.5)
@@ -47,9 +105,13 @@ async def main() -> None:
     )
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--latency", type=float, default=0.05, help="simulated seconds per call")
+    ap.add_argument("--wire", action="store_true", help="compare with the conformance server")
     args = ap.parse_args()
     tasks = load_bench(BENCH)
     tools = library_tools()
+    if args.wire:
+        await wire(tasks, tools, args.known_ratio)
+        return
     model = get_model(MODEL)
     print(f"{len(tasks)} tasks, {len(tools)} tools, known ratio {args.known_ratio}\n")
     header = (

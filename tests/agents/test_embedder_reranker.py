@@ -102,6 +102,9 @@ def test_agent_run_uses_the_chosen_embedder_everywhere(embeddings_server, tmp_pa
 
     memory = tmp_path / "mem.db"
     args = ["run", "--model", spec("policy"), "--method", "evo", "--known-ratio", "0.5"]
+    # the known arm throughout, so the run succeeds and distills a skill (LinUCB would
+    # first play the unknown arm, which this test is not about)
+    args += ["--gate", "exploit"]
     args += ["--embedder", "openai/text-embedding-3-small", "--memory", str(memory)]
     args += ["--parameter", "CCO", "--json", COMPLEX]
     app(args=args, standalone_mode=False)

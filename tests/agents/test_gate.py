@@ -31,16 +31,56 @@ def test_linucb_matches_hand_computation():
     assert arm == max(expect, key=expect.get)
 
 
-def test_initial_tie_exploits_and_fixed_policies():
-    gate = LinUCBGate()
+def test_fixed_policies():
     x = [0.5, 0.5, 0.5, 0.5]
-    s = gate.scores(x)
+    s = LinUCBGate().scores(x)
     assert s["known"] == pytest.approx(s["unknown"]) == pytest.approx(0.8 * 1.0)
-    assert gate.choose(x)[0] == "known"
     assert LinUCBGate(policy="explore").choose(x)[0] == "unknown"
     assert LinUCBGate(policy="exploit").choose(x)[0] == "known"
     with pytest.raises(ValueError):
         LinUCBGate(policy="random")
+
+
+def test_an_arm_never_played_is_played_first():
+    gate = LinUCBGate()
+    x = [0.5, 0.5, 0.2, 0.2]
+    for _ in range(5):
+        gate.update(x, "known", 1)  # the known arm now scores far higher
+    scores = gate.scores(x)
+    assert scores["known"] > scores["unknown"]
+    assert gate.choose(x)[0] == "unknown"
+    gate.update(x, "unknown", 0)
+    assert gate.choose(x)[0] == "known"  # both played: the higher score wins
+
+
+def test_ties_break_at_random_and_reproducibly():
+    def played(seed: int) -> list[str]:
+        gate = LinUCBGate(seed=seed)
+        gate.update([0, 0, 0, 0], "known", 0)  # both arms played, A and b untouched
+        gate.update([0, 0, 0, 0], "unknown", 0)
+        x = [0.5, 0.5, 0.5, 0.5]
+        assert gate.scores(x)["known"] == pytest.approx(gate.scores(x)["unknown"])
+        return [gate.choose(x)[0] for _ in range(40)]
+
+    first = played(0)
+    assert set(first) == {"known", "unknown"}  # a fixed tie-break would give one arm only
+    assert played(0) == first
+    assert played(1) != first
+
+
+def test_fixed_threshold_gate_matches_hand_computation():
+    gate = LinUCBGate(policy="fixed-threshold", threshold=0.5)
+    for _ in range(5):  # LinUCB would now prefer the unknown arm; the threshold ignores it
+        gate.update([0.9, 0.5, 0.5, 0.5], "unknown", 1)
+        gate.update([0.9, 0.5, 0.5, 0.5], "known", 0)
+    cases = [
+        ([0.5, 0.0, 0.0, 0.9], "known"),
+        ([0.49, 1, 1, 0.1], "unknown"),
+        ([1, 0, 0, 0], "known"),
+    ]
+    for x, want in cases:
+        assert gate.choose(x)[0] == ("known" if x[0] >= 0.5 else "unknown") == want
+    assert LinUCBGate().choose([0.9, 0.5, 0.5, 0.5]) is not None
 
 
 def test_learning_moves_the_choice():
@@ -85,3 +125,9 @@ def test_state_round_trip():
     np.testing.assert_allclose(other.A["unknown"], gate.A["unknown"])
     np.testing.assert_allclose(other.b["unknown"], gate.b["unknown"])
     assert other.steps == 1 and list(other.failures) == [True] and other.alpha == gate.alpha
+    assert other.plays == {"known": 0, "unknown": 1}
+    x = [0.5, 0.5, 0.5, 0.5]
+    other.update([0, 0, 0, 0], "known", 0)
+    gate.update([0, 0, 0, 0], "known", 0)
+    other.load_state(gate.state())  # the tie-breaking generator's state travels too
+    assert [other.choose(x)[0] for _ in range(10)] == [gate.choose(x)[0] for _ in range(10)]

@@ -9,6 +9,11 @@ from scigate.agents._baselines import (
     run_reflexion,
     run_scitoolagent,
 )
+from scigate.agents._checkpoints import (
+    accumulation_checkpoints,
+    checkpoint_stats,
+    render_checkpoints,
+)
 from scigate.agents._context import AgentContext
 from scigate.agents._eval import (
     METHODS,
@@ -27,18 +32,27 @@ from scigate.agents._eval import (
     write_result,
 )
 from scigate.agents._evaldir import EvalDir
-from scigate.agents._evo import AccumulationReport, EvoAgent, EvoConfig
+from scigate.agents._evo import (
+    GATES,
+    RETRIEVALS,
+    AccumulationReport,
+    EvoAgent,
+    EvoConfig,
+    reference_reward,
+)
 from scigate.agents._executor import execute_chain, run_step, summarize
 from scigate.agents._gate import LinUCBGate
 from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill, cosine
 from scigate.agents._records import GateDecision, Task, ToolStep, Trajectory, Usage
 from scigate.agents._scoring import answer_match, lcs_length, parse_judge_reply, tool_scores
-from scigate.agents._toolspace import ToolSpace, library_tools
+from scigate.agents._toolspace import ToolSpace, complete_missing, library_tools
 
 __all__ = [
     "BASELINES",
     "DEDUP_THRESHOLD",
+    "GATES",
     "METHODS",
+    "RETRIEVALS",
     "AccumulationReport",
     "AgentContext",
     "EvalConfig",
@@ -56,9 +70,12 @@ __all__ = [
     "ToolStep",
     "Trajectory",
     "Usage",
+    "accumulation_checkpoints",
     "alias_table",
     "answer_match",
     "check_method",
+    "checkpoint_stats",
+    "complete_missing",
     "cosine",
     "errors_dominate",
     "evaluate",
@@ -68,6 +85,8 @@ __all__ = [
     "library_tools",
     "load_bench",
     "parse_judge_reply",
+    "reference_reward",
+    "render_checkpoints",
     "render_markdown",
     "run_cot",
     "run_direct",

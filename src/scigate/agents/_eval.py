@@ -18,7 +18,7 @@ from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
 from scigate.agents._evaldir import ROWS, EvalDir, atomic_write
-from scigate.agents._evo import EvoAgent, EvoConfig
+from scigate.agents._evo import EvoAgent, EvoConfig, reference_reward
 from scigate.agents._parse import final_answer
 from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
@@ -233,27 +233,26 @@ def errors_dominate(summary: dict[str, Any], rows: int) -> bool:
 
 
 def _judge_for_training(
-    judge: ModelLike | None, failures: list[str] | None = None
+    judge: ModelLike | None,
+    aliases: dict[str, str] | None = None,
+    failures: list[str] | None = None,
 ) -> Callable[[Task, Trajectory], Any]:
-    """Success of a training trajectory: its judged answer (a judge call that fails is no
-    success, and its reason goes to `failures`), else its tool path, else its execution."""
+    """The accumulation reward: answer and reference tool path (never execution alone).
+    A judge call that fails decides nothing (no success, nothing learned) and its reason
+    goes to `failures`."""
 
-    async def decide(task: Task, traj: Trajectory) -> bool:
-        if task.answer is not None:
-            try:
-                ok, _ = await judge_answer(judge, task, traj.answer)
-            except BadInput:
-                raise
-            except Exception as exc:
-                if failures is not None:
-                    failures.append(_reason(exc))
-                return False
-            return ok is True
-        if task.tool_path:
-            return traj.chain == task.tool_path
-        return traj.executed_ok
+    async def answer(task: Task, predicted: str | None) -> bool | None:
+        try:
+            ok, how = await judge_answer(judge, task, predicted)
+        except BadInput:
+            raise
+        except Exception as exc:
+            if failures is not None:
+                failures.append(_reason(exc))
+            return None
+        return None if how.startswith("unjudged") or how == "no-reference" else ok
 
-    return decide
+    return reference_reward(answer, aliases)
 
 
 async def run_method(
@@ -491,7 +490,7 @@ async def evaluate(
                 async with semaphore:
                     try:
                         report = await agent.accumulate(
-                            ctx, train, _judge_for_training(judge, judge_errors)
+                            ctx, train, _judge_for_training(judge, aliases, judge_errors)
                         )
                         entry = {"run": run, **report.__dict__}
                     except BadInput:

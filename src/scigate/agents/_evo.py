@@ -15,27 +15,33 @@ import numpy as np
 
 from scigate.agents._context import AgentContext
 from scigate.agents._executor import conclude, execute_chain, format_steps
-from scigate.agents._gate import LinUCBGate
+from scigate.agents._gate import FIXED_THRESHOLD, POLICIES, LinUCBGate
 from scigate.agents._memory import Experience, Memory, Skill, cosine, near_duplicate
 from scigate.agents._parse import as_float, numbered_items, truncate_words
 from scigate.agents._prompts import (
     ACTIVE_REQUEST,
     CRITIQUE,
+    DECOMPOSE,
     DIFFICULTY,
     EXPERIENCE,
+    LLM_GATE,
     ONTOLOGY,
     PLAN,
     RERANK,
+    REWRITE,
     SKILL,
     SKILL_MATCH,
     UNKNOWN_PICK,
 )
-from scigate.agents._records import GateDecision, Task, Trajectory
+from scigate.agents._records import Arm, GateDecision, Task, Trajectory
+from scigate.agents._scoring import canonical_names
 from scigate.agents._toolspace import ToolSpace
 from scigate.tools import Embedder, Tool, make_embedder, make_split
 
 REQUEST_WORDS = 15
 DOMAINS = ("biology", "chemistry", "materials")
+RETRIEVALS = ("active", "rewrite")
+GATES = POLICIES
 
 
 @dataclass
@@ -63,7 +69,12 @@ class EvoConfig:
     active_requests: bool = True
     rerank: bool = True
     routing: bool = True
-    gate: str = "linucb"  # linucb | exploit | explore
+    gate: str = "linucb"  # linucb | fixed-threshold | llm | exploit | explore
+    gate_threshold: float = FIXED_THRESHOLD  # fixed-threshold gate: exploit when f >= this
+    gate_seed: int = 0  # the gate's tie-breaking generator
+    # Table A1: "rewrite" replaces active requests by one rewritten retrieval query
+    retrieval: str = "active"
+    decompose: bool = False  # Table A1: sub-questions instead of active requests
 
 
 @dataclass
@@ -76,10 +87,34 @@ class AccumulationReport:
     experiences_added: int = 0
     experiences_discarded: int = 0  # near-duplicates rejected when distilled
     experiences_deduplicated: int = 0  # removed by the pass after accumulation
+    unjudged: int = 0  # rollouts the reward could not decide: nothing learned from them
     migrated: list[str] = field(default_factory=list)
 
 
-Judge = Callable[[Task, Trajectory], Awaitable[bool]]
+# The accumulation reward: True/False against the task's reference, None when undecidable.
+Judge = Callable[[Task, Trajectory], Awaitable[bool | None]]
+AnswerJudge = Callable[[Task, str | None], Awaitable[bool | None]]
+
+
+def reference_reward(answer_judge: AnswerJudge, aliases: dict[str, str] | None = None) -> Judge:
+    """The accumulation reward r ∈ {0, 1}: the answer judged against the reference and,
+    when the task has a reference tool path, the chain equal to it (names through
+    `aliases`). Whether the tools ran never counts: a wrong tool that runs is still wrong.
+    None (nothing is learned) when neither reference exists or the answer is undecidable."""
+
+    async def reward(task: Task, traj: Trajectory) -> bool | None:
+        verdicts: list[bool | None] = []
+        if task.tool_path:
+            verdicts.append(
+                canonical_names(traj.chain, aliases) == canonical_names(task.tool_path, aliases)
+            )
+        if task.answer is not None and False not in verdicts:
+            verdicts.append(await answer_judge(task, traj.answer))
+        if not verdicts or (None in verdicts and False not in verdicts):
+            return None
+        return all(verdicts)
+
+    return reward
 
 
 class EvoAgent:
@@ -97,7 +132,15 @@ class EvoAgent:
         self.memory = memory
         self.config = config or EvoConfig()
         self.embedder = embedder or space.embedder
-        self.gate = LinUCBGate(policy=self.config.gate)
+        if self.config.gate not in GATES:
+            raise ValueError(f"unknown gate {self.config.gate!r}")
+        if self.config.retrieval not in RETRIEVALS:
+            raise ValueError(f"unknown retrieval {self.config.retrieval!r}")
+        self.gate = LinUCBGate(
+            policy=self.config.gate,
+            threshold=self.config.gate_threshold,
+            seed=self.config.gate_seed,
+        )
         self.explore_stats = {"attempts": 0, "successes": 0}
         self._skills: list[Skill] = []
         self._experiences: list[Experience] = []
@@ -290,18 +333,35 @@ class EvoAgent:
         return "\n".join(lines)
 
     async def _requests(self, ctx: AgentContext, task: Task) -> list[str]:
-        if not self.config.active_requests:
-            return [task.question]
-        out = await ctx.chat(
-            ACTIVE_REQUEST.format(
-                experience_section=self._experience_section(task),
-                question=task.prompt_text(),
-                error_text="None",
-            ),
-            purpose="active-request",
-        )
-        items = [truncate_words(i, REQUEST_WORDS) for i in numbered_items(out.text)]
-        return items or [task.question]
+        """The retrieval requests: active tool requests (the paper), or Table A1's
+        alternatives: sub-questions (decompose), the raw question, each rewritten into a
+        retrieval query when `retrieval == "rewrite"`."""
+        if self.config.decompose:
+            out = await ctx.chat(DECOMPOSE.format(question=task.prompt_text()), purpose="decompose")
+            requests = numbered_items(out.text) or [task.question]
+        elif self.config.active_requests and self.config.retrieval == "active":
+            out = await ctx.chat(
+                ACTIVE_REQUEST.format(
+                    experience_section=self._experience_section(task),
+                    question=task.prompt_text(),
+                    error_text="None",
+                ),
+                purpose="active-request",
+            )
+            items = [truncate_words(i, REQUEST_WORDS) for i in numbered_items(out.text)]
+            return items or [task.question]
+        else:
+            requests = [task.question]
+        if self.config.retrieval == "rewrite":
+            requests = [await self._rewrite(ctx, r) for r in requests]
+        return requests
+
+    async def _rewrite(self, ctx: AgentContext, query: str) -> str:
+        """One model call turning a query into the retrieval query (the query if empty)."""
+        out = await ctx.chat(REWRITE.format(question=query), purpose="rewrite")
+        text = " ".join((out.text or "").split())
+        ctx.emit("rewrite", query=query, rewritten=text or query)
+        return text or query
 
     async def _rerank(
         self,
@@ -364,17 +424,22 @@ class EvoAgent:
                 top1, top2, f, m, s = None, None, 0.0, 0.0, 0.0
             x = [f, m, s, self.exploration_prior]
             arm, ucb = self.gate.choose(x)
+            note = None
+            if self.config.gate == "llm" and top1 is not None:
+                arm, note = await self._llm_gate(ctx, request, candidates, x)
             if top1 is None:
                 arm = "unknown"
             tool = top1
             unknown: list[str] = []
-            note = None
             if arm == "unknown":
                 unknown, found = await self._search_unknown(ctx, request)
                 if found is None and top1 is not None:
                     # nothing to explore: the action played (and rewarded) is exploitation,
                     # so neither the unknown arm nor the prior p is credited with it
-                    arm, note = "known", "no unknown tool matched; exploited the known top-1"
+                    arm = "known"
+                    note = "; ".join(
+                        n for n in (note, "no unknown tool matched; exploited the known top-1") if n
+                    )
                 else:
                     tool = found
             decision = GateDecision(
@@ -395,6 +460,28 @@ class EvoAgent:
             if tool:
                 chain.append(tool)
         return chain
+
+    async def _llm_gate(
+        self, ctx: AgentContext, request: str, candidates: list[str], x: list[float]
+    ) -> tuple[Arm, str | None]:
+        """Table A1's LLM-based gate: the model picks the arm from the request, the known
+        candidates and the context scores; an unusable reply exploits, and says so."""
+        f, m, s, p = x
+        reply = await ctx.ask_json(
+            LLM_GATE.format(
+                tool_request=request,
+                candidates_text=self._tool_lines(candidates),
+                f=f,
+                m=m,
+                s=s,
+                p=p,
+            ),
+            purpose="llm-gate",
+        )
+        action = str((reply or {}).get("action", "")).strip().lower()
+        if action in ("known", "unknown"):
+            return action, None  # type: ignore[return-value]
+        return "known", "the LLM gate gave no usable action; exploited the known top-1"
 
     async def _search_unknown(
         self, ctx: AgentContext, request: str
@@ -458,7 +545,8 @@ class EvoAgent:
     async def _complete_ontology(
         self, ctx: AgentContext, name: str, traj: Trajectory
     ) -> dict[str, Any]:
-        seen = self.space.ontology(name)  # name, sparse functionality, I/O types
+        """The model's ontology of a used unknown tool; `ToolSpace.migrate` keeps what was
+        observed (I/O types) and takes from it only what is missing."""
         steps = [s for s in traj.steps if s.tool == name]
         reply = (
             await ctx.ask_json(
@@ -469,15 +557,15 @@ class EvoAgent:
             )
             or {}
         )
-        as_list = lambda v, d: [str(x) for x in v] if isinstance(v, list) and v else d  # noqa: E731
-        return {
-            "functionality": str(reply.get("functionality") or seen["functionality"]),
-            "inputs": as_list(reply.get("inputs"), list(seen["inputs"])),
-            "outputs": as_list(reply.get("outputs"), list(seen["outputs"])),
-            "category": str(reply.get("category") or ""),
-            "objects": as_list(reply.get("objects"), []),
-            "scenarios": as_list(reply.get("scenarios"), []),
-        }
+        out: dict[str, Any] = {}
+        for key in ("functionality", "category"):
+            if reply.get(key):
+                out[key] = str(reply[key])
+        for key in ("inputs", "outputs", "objects", "scenarios"):
+            value = reply.get(key)
+            if isinstance(value, list) and value:
+                out[key] = [str(v) for v in value]
+        return out
 
     async def _distill_skill(self, ctx: AgentContext, traj: Trajectory) -> Skill | None:
         reply = await ctx.ask_json(
@@ -573,7 +661,12 @@ class EvoAgent:
             report.tasks += 1
             base = await self.rollout(ctx.fork(temperature=self.config.base_temperature), task)
             self._absorb(ctx, base)
-            if await judge(task, base):
+            verdict = await judge(task, base)
+            if verdict is None:  # no reference decides it: learning from it could lock in a mistake
+                report.unjudged += 1
+                ctx.emit("unjudged", question=task.question)
+                continue
+            if verdict:
                 report.base_successes += 1
                 res = await self.learn(ctx, base, success=True, migrate=migrate)
                 report.skills_added += int(res["skill"] is not None)
@@ -590,7 +683,7 @@ class EvoAgent:
             await self.learn(ctx, base, success=False, migrate=False)
             good = None
             for e in explorations:
-                if await judge(task, e):
+                if await judge(task, e) is True:
                     good = e
                     break
             if good is None:

@@ -399,6 +399,14 @@ class Memory:
                 f"{embedder_id!r}: use the same --embedder, or another memory file"
             )
 
+    def snapshot(self, path: str | Path) -> None:
+        """Copy the whole memory, consistently, to a new file at `path`."""
+        dest = sqlite3.connect(str(path))
+        try:
+            self.conn.backup(dest)
+        finally:
+            dest.close()
+
     # -- summary --------------------------------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:

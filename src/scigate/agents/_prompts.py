@@ -209,3 +209,27 @@ Predicted answer:
 {predicted}
 Strictly output the response in valid JSON format only. The required JSON format is as follows:
 {{"decision": "Yes / No", "reason": "brief explanation"}}"""
+
+# -- Table A1 ablations (the paper names them but gives no prompts) ---------------------------
+
+REWRITE = """Rewrite a scientific task as one search query for a tool retrieval system. Name the computations the task needs in generic terms; leave out substance names, numerical values and answer hints.
+Task:
+{question}
+Output only the query, in at most 30 English words."""
+
+DECOMPOSE = """Decompose a scientific task into the sub-questions that must be answered, in order, to solve it. Each sub-question asks for exactly one intermediate or final result.
+Task:
+{question}
+The required output format is as follows:
+(1) sub-question 1 (2) sub-question 2 …
+Do not output any additional explanation."""
+
+LLM_GATE = """Decide how to acquire the tool for one required capability of a scientific task: exploit the best tool of the known tool graph, or explore the unknown tools (which have only sparse descriptions).
+Task Requirement:
+{tool_request}
+Known candidates (best first):
+{candidates_text}
+Scores: known_top1_feasibility={f:.2f}, known_margin={m:.2f}, ontology_alignment_score={s:.2f}, past success rate of unknown-tool exploration={p:.2f}
+Choose "known" when the top-1 known tool provides the capability, "unknown" when no known tool does.
+Strictly output the response in valid JSON format only. The required JSON format is as follows:
+{{"action": "known or unknown"}}"""

@@ -37,6 +37,32 @@ def library_tools(*, offline: bool = True, available: bool = True) -> dict[str, 
     }
 
 
+def complete_missing(
+    seen: dict[str, Any], completed: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """(ontology, provenance): what was observed of an unknown tool, with the completion
+    filling only the attributes that are missing. Observed I/O types are never replaced
+    (a model's guess must not rewrite a tool's real interface); the sparse functionality
+    line (truncated, ending in "...") counts as incomplete and is replaced by a completed
+    one. Provenance maps each field to observed, completed or missing."""
+    merged: dict[str, Any] = {}
+    provenance: dict[str, str] = {}
+    for key in _COMPLETED_FIELDS:
+        have, offered = seen.get(key), completed.get(key)
+        incomplete = key == "functionality" and str(have or "").endswith("...")
+        if have and not incomplete:
+            merged[key], provenance[key] = have, "observed"
+        elif offered:
+            merged[key], provenance[key] = offered, "completed"
+        elif have:
+            merged[key], provenance[key] = have, "observed"
+        else:
+            provenance[key] = "missing"
+            if have is not None:
+                merged[key] = have
+    return merged, provenance
+
+
 class ToolSpace:
     """Executable tools plus the agent's split, known graph and retrieval index over them."""
 
@@ -100,18 +126,17 @@ class ToolSpace:
     # -- migration -------------------------------------------------------------------------
 
     def migrate(self, name: str, ontology: dict[str, Any] | None = None) -> dict[str, Any] | None:
-        """Move an unknown tool into the known graph with the ontology the agent completed
-        (fields it left empty keep what the agent saw); returns the record that entered the
-        graph, or None for a name that is not an unknown tool."""
+        """Move an unknown tool into the known graph, completing only what was missing (see
+        `complete_missing`); returns the record that entered the graph plus its
+        `provenance`, or None for a name that is not an unknown tool."""
         if name not in self.split.unknown:
             return None
-        seen = self.split.view(name)
-        completed = {k: v for k, v in (ontology or {}).items() if k in _COMPLETED_FIELDS and v}
-        record = self.split.migrate(name, {**seen, **completed})
+        merged, provenance = complete_missing(self.split.view(name), ontology or {})
+        record = self.split.migrate(name, merged)
         self.graph.add_tool(record)
         if self._index is not None:
             self._index.update([record])
-        return record
+        return {**record, "provenance": provenance}
 
     # -- retrieval ---------------------------------------------------------------------------
 

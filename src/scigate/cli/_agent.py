@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +16,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from scigate.agents import (
+    GATES,
     METHODS,
+    RETRIEVALS,
     AgentContext,
     EvalConfig,
     EvoAgent,
@@ -23,11 +26,13 @@ from scigate.agents import (
     Task,
     ToolSpace,
     Trajectory,
+    accumulation_checkpoints,
     check_method,
     errors_dominate,
     evaluate,
     library_tools,
     load_bench,
+    render_checkpoints,
     render_markdown,
     run_method,
     write_result,
@@ -36,6 +41,15 @@ from scigate.agents._context import DEFAULT_MAX_TOOLS
 from scigate.errors import BadInput
 
 DOMAINS = ("biology", "chemistry", "materials")
+GATE_HELP = (
+    "linucb (the paper) | fixed-threshold (exploit when f >= 0.5) | llm (the model decides) "
+    "| exploit (always) | explore (always); Table A1."
+)
+RETRIEVAL_HELP = (
+    "active (active tool requests, the paper) | rewrite (one model-rewritten retrieval query "
+    "per request instead; Table A1's Retrieval Rewriting)."
+)
+DECOMPOSE_HELP = "Table A1's Query Decomposition: sub-questions instead of active requests."
 
 app = typer.Typer(help="Tool-using agents: SciToolAgent-Evo and baselines.", no_args_is_help=True)
 console = Console(stderr=False)
@@ -185,6 +199,8 @@ def _show_event(event: dict[str, Any]) -> None:
         _say("[green]new skill[/green] {}: {}", event["name"], " → ".join(event["chain"]))
     elif kind == "reflection":
         _say("[yellow]reflection[/yellow] {}", event["text"])
+    elif kind == "rewrite":
+        _say("[cyan]rewrite[/cyan] {} → [italic]{}[/italic]", event["query"], event["rewritten"])
 
 
 def _evo_config(
@@ -197,10 +213,16 @@ def _evo_config(
     gate: str,
     no_routing: bool,
     temperature: float,
+    retrieval: str = "active",
+    decompose: bool = False,
 ) -> EvoConfig:
-    if gate not in ("linucb", "exploit", "explore"):
-        raise BadInput(f"--gate must be linucb, exploit or explore, got {gate!r}")
+    if gate not in GATES:
+        raise BadInput(f"--gate must be one of {', '.join(GATES)}, got {gate!r}")
+    if retrieval not in RETRIEVALS:
+        raise BadInput(f"--retrieval must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
     return EvoConfig(
+        retrieval=retrieval,
+        decompose=decompose,
         skills=not no_skill,
         experiences=not no_experience,
         tool_migration=not no_tool_migration,
@@ -254,12 +276,18 @@ def run_cmd(
     temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
     embedder: Annotated[str, typer.Option("--embedder", help=EMBEDDER_HELP)] = "hashing",
     reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
+    gate: Annotated[str, typer.Option("--gate", help=GATE_HELP)] = "linucb",
+    retrieval: Annotated[str, typer.Option("--retrieval", help=RETRIEVAL_HELP)] = "active",
+    decompose: Annotated[bool, typer.Option("--decompose", help=DECOMPOSE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
 ) -> None:
     """Answer one question and show the whole trajectory: routing, active requests,
     candidates, gate decisions (x and UCB scores), every tool call, the answer."""
     check_method(method)
     _ratio(known_ratio)
+    evo = _evo_config(
+        False, False, False, False, False, False, gate, False, temperature, retrieval, decompose
+    )
     if domain is not None and domain not in DOMAINS:
         raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
     _check_specs(model, reranker)  # a missing key or file: configuration error before any work
@@ -278,17 +306,19 @@ def run_cmd(
     rerank_model, rerank = _reranker(reranker, store, run_id)
 
     async def go() -> tuple[Trajectory, AgentContext]:
-        agent = None
+        agent = tmp = None
         if method == "evo":
-            from scigate._tmp import scigate_mkdtemp
+            from scigate._tmp import scigate_tempdir
 
-            path = memory or scigate_mkdtemp("evo") / "memory.db"
+            # without --memory the memory lives only as long as this run
+            tmp = None if memory else scigate_tempdir("evo")
+            path = memory or Path(tmp.name) / "memory.db"
             agent = EvoAgent.open(
                 path,
                 tools,
                 known_ratio=known_ratio,
                 split_seed=split_seed,
-                config=EvoConfig(temperature=temperature, rerank=rerank),
+                config=replace(evo, rerank=evo.rerank and rerank),
                 embedder=vectors,
             )
             space = agent.space
@@ -310,6 +340,8 @@ def run_cmd(
         finally:
             if agent is not None:
                 agent.close()
+            if tmp is not None:
+                tmp.cleanup()
 
     status = "failed"
     try:
@@ -382,9 +414,17 @@ def eval_cmd(
     no_experience: Annotated[bool, typer.Option("--no-experience")] = False,
     no_active_requests: Annotated[bool, typer.Option("--no-active-requests")] = False,
     no_rerank: Annotated[bool, typer.Option("--no-rerank")] = False,
-    gate: Annotated[
-        str, typer.Option("--gate", help="linucb | exploit (always) | explore (always).")
-    ] = "linucb",
+    gate: Annotated[str, typer.Option("--gate", help=GATE_HELP)] = "linucb",
+    retrieval: Annotated[str, typer.Option("--retrieval", help=RETRIEVAL_HELP)] = "active",
+    decompose: Annotated[bool, typer.Option("--decompose", help=DECOMPOSE_HELP)] = False,
+    checkpoints: Annotated[
+        bool,
+        typer.Option(
+            "--checkpoints",
+            help="evo with --train: accumulation checkpoints at 0/25/50/75/100% (Table A2); "
+            "one extra accumulation pass and one test pass per checkpoint.",
+        ),
+    ] = False,
     no_routing: Annotated[
         bool, typer.Option("--no-routing", help="Ablation: no difficulty routing.")
     ] = False,
@@ -426,7 +466,11 @@ def eval_cmd(
         gate,
         no_routing,
         temperature,
+        retrieval,
+        decompose,
     )
+    if checkpoints and (method != "evo" or train_tasks is None):
+        raise BadInput("--checkpoints needs --method evo and an accumulation set (--train)")
     if resume and out is None:
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
@@ -523,6 +567,7 @@ def eval_cmd(
 
     started = time.perf_counter()
     status = "failed"
+    stages: list[dict[str, Any]] = []
     try:
         with progress:
             result = asyncio.run(
@@ -541,6 +586,18 @@ def eval_cmd(
                     on_start=on_start,
                 )
             )
+        if checkpoints and train_tasks:
+            stages = asyncio.run(
+                accumulation_checkpoints(
+                    llm,
+                    tasks,
+                    train_tasks,
+                    library_tools(),
+                    config,
+                    judge=judge_model,
+                    embedder=vectors,
+                )
+            )
         status = "finished"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -551,12 +608,24 @@ def eval_cmd(
             store.close()
     if out is not None:
         write_result(result, out)
+        if checkpoints:
+            try:
+                (out / "checkpoints.json").write_text(json.dumps(stages, indent=2) + "\n")
+            except OSError as exc:
+                raise BadInput(f"cannot write {out / 'checkpoints.json'}: {exc}") from None
     if json_out:
-        console.print_json(
-            json.dumps({"config": result.config, "summary": result.summary}, default=str)
-        )
+        payload = {"config": result.config, "summary": result.summary}
+        if checkpoints:
+            payload["checkpoints"] = stages
+        console.print_json(json.dumps(payload, default=str))
     else:
         console.print(render_markdown(result), highlight=False, markup=False)
+        if checkpoints:
+            console.print(
+                "\nAccumulation checkpoints (Table A2)\n\n" + render_checkpoints(stages),
+                highlight=False,
+                markup=False,
+            )
         table = Table(title=f"{method}: {len(tasks)} tasks, {time.perf_counter() - started:.1f} s")
         for col in ("Tool", "Answer", "Answer (decided)", "Unjudged", "Errors", "LLM calls/task"):
             table.add_column(col)

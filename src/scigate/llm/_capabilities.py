@@ -10,7 +10,8 @@ references:
   ``max_completion_tokens`` (the only one reasoning models take); non-reasoning models
   reject ``reasoning_effort``.
 - Anthropic Messages: ``max_tokens`` is required; tool names match the same pattern;
-  recent models reject ``temperature`` together with ``top_p``.
+  ``temperature`` lies in [0, 1] (OpenAI's in [0, 2]); recent models reject
+  ``temperature`` together with ``top_p``.
 - openai-compatible servers (vLLM, Ollama, ...) and ``python/`` callables: no limits known.
 
 Every field can be overridden in the spec's query (``?max_tools=64&accepts_temperature=false``);
@@ -44,6 +45,7 @@ OVERRIDES = frozenset(
         "max_tokens_param",
         "reasoning",
         "context_window",
+        "max_temperature",
     }
 )
 
@@ -56,6 +58,7 @@ class Capabilities(BaseModel):
     max_tools: int | None = None  # function tools a request may carry (None: no known limit)
     accepts_temperature: bool = True
     accepts_top_p: bool = True
+    max_temperature: float | None = None  # larger temperatures are clamped to it
     temperature_xor_top_p: bool = False  # only one of the two may be sent
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     requires_max_tokens: bool = False
@@ -73,6 +76,7 @@ def _defaults(provider: str, model: str) -> Capabilities:
             family="openai-reasoning" if reasoning else "openai-chat",
             max_tools=OPENAI_MAX_TOOLS,
             accepts_temperature=not reasoning,
+            max_temperature=2.0,
             accepts_top_p=not reasoning,
             max_tokens_param="max_completion_tokens",
             reasoning=reasoning,
@@ -83,6 +87,7 @@ def _defaults(provider: str, model: str) -> Capabilities:
         return Capabilities(
             provider=provider,
             family="anthropic-messages",
+            max_temperature=1.0,
             temperature_xor_top_p=True,
             requires_max_tokens=True,
             reasoning=True,
@@ -131,6 +136,17 @@ def adapt(
 
     if not caps.accepts_temperature:
         drop("temperature", f"{caps.family} accepts only the default temperature")
+    temperature = settings.get("temperature")
+    if (
+        caps.max_temperature is not None
+        and isinstance(temperature, int | float)
+        and temperature > caps.max_temperature
+    ):
+        settings["temperature"] = caps.max_temperature
+        changes.append(
+            f"clamped temperature={temperature!r} to {caps.max_temperature:g}: "
+            f"{caps.family} accepts at most {caps.max_temperature:g}"
+        )
     if not caps.accepts_top_p:
         drop("top_p", f"{caps.family} accepts only the default top_p")
     if caps.family == "openai-reasoning":

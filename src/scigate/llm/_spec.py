@@ -24,7 +24,7 @@ LAYER_SETTINGS = frozenset(
     {"timeout", "max_retries", "concurrency", "retry_wait", "retry_wait_max", "api_key_env"}
 ) | frozenset(  # capability overrides (scigate.llm._capabilities.OVERRIDES)
     {"max_tools", "accepts_temperature", "accepts_top_p", "max_tokens_param", "reasoning"}
-    | {"context_window"}
+    | {"context_window", "max_temperature"}
 )
 
 _INT = re.compile(r"[+-]?\d+")

@@ -467,3 +467,76 @@ async def timed_policy(
         return policy(messages, tools, **settings)
     finally:
         IN_FLIGHT["now"] -= 1
+
+
+def _scores(text: str) -> dict[str, float]:
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", text)}
+
+
+def llm_gate(text: str) -> str:
+    """Exploit when the rerank found a feasible known tool, else explore."""
+    f = _scores(text).get("known_top1_feasibility", 0.0)
+    return reply_json({"action": "known" if f >= 0.5 else "unknown"})
+
+
+def rewrite(text: str) -> str:
+    return "; ".join(capabilities(task_of(text))) or task_of(text)
+
+
+def decompose(text: str) -> str:
+    caps = capabilities(task_of(text))
+    return " ".join(f"({i}) {c} for the given input?" for i, c in enumerate(caps, 1))
+
+
+ROLES[:0] = [
+    ("Decide how to acquire the tool", llm_gate),
+    ("Rewrite a scientific task as one search query", rewrite),
+    ("Decompose a scientific task into the sub-questions", decompose),
+]
+
+
+def wrong_tool(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but every plan counts aromatic rings, whatever the task asks.
+
+    The tool runs without error; for a molecule without rings (CCO) its answer, 0, even
+    equals a rotatable-bond count: only the tool path shows the mistake.
+    """
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if "describe the tool capabilities required" in text:
+        return "(1) calculate number of aromatic rings in molecule"
+    if "Plan the tool chain" in text or "Choose the tool chain" in text:
+        return reply_json({"tool_chain": ["GetAromaticRingsNum"]})
+    return policy(messages, tools, **settings)
+
+
+def bad_ontology(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but ontology completion guesses wrong I/O types."""
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if "Complete the ontology of a scientific tool" in text:
+        return reply_json(
+            {
+                "functionality": "Counts something in a molecule.",
+                "inputs": ["SMILES"],
+                "outputs": ["count"],
+                "category": "chemistry",
+                "objects": ["molecule"],
+                "scenarios": ["identifier conversion"],
+            }
+        )
+    return policy(messages, tools, **settings)
+
+
+def ablation_probe(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """Like `policy`, but the LLM gate always explores and rewriting gives a fixed query."""
+    text = messages[-1]["content"] if messages[-1]["role"] == "user" else ""
+    if "Decide how to acquire the tool" in text:
+        return reply_json({"action": "unknown"})
+    if "Rewrite a scientific task as one search query" in text:
+        return "compute InChIKey hash identifier from molecule structure"
+    return policy(messages, tools, **settings)

@@ -1,0 +1,152 @@
+"""Accumulation checkpoints (the paper's Table A2 and Figure 4).
+
+The accumulation set is consumed in order; after 0, 25, 50, 75 and 100% of it the memory
+is copied and the test set is evaluated on the copy (test-time updates go to the copy, so
+every checkpoint starts from what accumulation alone built). Each checkpoint reports:
+
+- acquired tools: tools migrated from the unknown set into the known graph so far;
+- skills: skills in the library so far;
+- skill hit: % of test tasks answered correctly through a stored skill (the skill route);
+- plan accuracy: % of test tasks whose tool chain equals the reference (Tool accuracy);
+- unknown-tool hit: % of the reference chains' tools that were unknown at the start of
+  accumulation and appear in the predicted chain (None when no reference tool was unknown);
+- answer accuracy, next to them.
+
+Accumulation's pass of experience deduplication runs after each slice rather than once
+at the end; deduplication only removes near-copies, so the final pool is the same up to
+which copy is kept. Cost: one accumulation pass plus one test pass per checkpoint.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+from scigate._tmp import scigate_tempdir
+from scigate.agents._context import AgentContext, ModelLike
+from scigate.agents._eval import EvalConfig, _judge_for_training, alias_table, evaluate
+from scigate.agents._evo import EvoAgent
+from scigate.agents._records import Task
+from scigate.errors import BadInput
+from scigate.tools import Embedder, Tool
+
+PROGRESS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def _pct(values: list[float]) -> float | None:
+    return 100.0 * statistics.fmean(values) if values else None
+
+
+def checkpoint_stats(rows: list[dict[str, Any]], initially_unknown: set[str]) -> dict[str, Any]:
+    """Skill hit, plan accuracy, unknown-tool hit and answer accuracy (in %) of test rows."""
+    unknown_refs = hits = 0
+    for r in rows:
+        predicted = set(r["predicted_chain"])
+        for tool in dict.fromkeys(r["reference_chain"]):
+            if tool in initially_unknown:
+                unknown_refs += 1
+                hits += tool in predicted
+    return {
+        "skill_hit": _pct(
+            [float(r["route"] == "skill" and r["answer_correct"] == 1.0) for r in rows]
+        ),
+        "plan_accuracy": _pct([float(r["tool_exact"]) for r in rows]),
+        "unknown_tool_hit": 100.0 * hits / unknown_refs if unknown_refs else None,
+        "unknown_reference_tools": unknown_refs,
+        "answer_accuracy": _pct([float(r["answer_correct"]) for r in rows]),
+    }
+
+
+async def accumulation_checkpoints(
+    model: ModelLike,
+    tasks: list[Task],
+    train: list[Task],
+    tools: dict[str, Tool],
+    config: EvalConfig,
+    *,
+    judge: ModelLike | None = None,
+    embedder: Embedder | None = None,
+    progress: tuple[float, ...] = PROGRESS,
+) -> list[dict[str, Any]]:
+    """Table A2: memory and test-set statistics after each share of the accumulation set."""
+    if config.method != "evo":
+        raise BadInput("accumulation checkpoints need --method evo")
+    if not train:
+        raise BadInput("accumulation checkpoints need an accumulation set (--train)")
+    out: list[dict[str, Any]] = []
+    with scigate_tempdir("checkpoints") as tmp:
+        agent = EvoAgent.open(
+            Path(tmp) / "memory.db",
+            tools,
+            known_ratio=config.known_ratio,
+            split_seed=config.split_seed,
+            config=config.evo,
+            embedder=embedder,
+        )
+        try:
+            initially_unknown = set(agent.space.unknown)
+            reward = _judge_for_training(judge, alias_table(tools))
+            ctx = AgentContext(
+                model=model,
+                space=agent.space,
+                temperature=config.temperature,
+                max_tools=config.max_tools,
+            )
+            done = 0
+            for share in progress:
+                upto = round(share * len(train))
+                if upto > done:
+                    await agent.accumulate(ctx, train[done:upto], reward)
+                    done = upto
+                memory = agent.memory
+                assert memory is not None
+                counts = memory.summary()
+                snapshot = Path(tmp) / f"checkpoint-{round(share * 100)}.db"
+                memory.snapshot(snapshot)
+                test_config = EvalConfig(
+                    method="evo",
+                    known_ratio=config.known_ratio,
+                    split_seed=config.split_seed,
+                    temperature=config.temperature,
+                    evo=config.evo,
+                    accumulate=False,
+                    memory=str(snapshot),
+                    max_tools=config.max_tools,
+                )
+                result = await evaluate(
+                    model, tasks, tools, test_config, judge=judge, embedder=embedder
+                )
+                out.append(
+                    {
+                        "progress": 100.0 * share,
+                        "train_tasks": done,
+                        "acquired_tools": counts["migrated_tools"],
+                        "skills": counts["skills"],
+                        **checkpoint_stats(result.rows, initially_unknown),
+                        "accumulation_calls": ctx.usage.calls,
+                    }
+                )
+        finally:
+            agent.close()
+    return out
+
+
+def _cell(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def render_checkpoints(rows: list[dict[str, Any]]) -> str:
+    """The checkpoints as a Markdown table (Table A2's columns, plus answer accuracy)."""
+    lines = [
+        "| Progress | Train tasks | #Acquired tools | #Skills | Skill hit | Plan acc. "
+        "| Unk. tool hit | Answer |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['progress']:.0f}% | {r['train_tasks']} | {r['acquired_tools']} | "
+            f"{r['skills']} | {_cell(r['skill_hit'])} | {_cell(r['plan_accuracy'])} | "
+            f"{_cell(r['unknown_tool_hit'])} | {_cell(r['answer_accuracy'])} |"
+        )
+    return "\n".join(lines)
