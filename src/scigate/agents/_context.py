@@ -29,6 +29,14 @@ class ModelLike(Protocol):
 DEFAULT_MAX_TOOLS = 32  # offered a request: a retrieved top-k plus search_tools
 
 
+# The varied instruction of an exploratory rollout on a model without temperature control.
+VARIANT = (
+    "Exploration variant {seed}: this attempt should not simply repeat the most obvious "
+    "approach. Where several tools, tool orders or parameter readings are plausible, "
+    "prefer one you would not pick first, while still answering the question."
+)
+
+
 @dataclass
 class AgentContext:
     """Model + tools + settings for one task; counts every model call it makes."""
@@ -45,6 +53,9 @@ class AgentContext:
     # the paper's separate reranker (--reranker); None: the main model reranks, at its cost
     reranker: ModelLike | None = None
     reranker_usage: Usage = field(default_factory=Usage)
+    # appended to the system prompt: an exploration variant's instruction when the model
+    # accepts no temperature (see `fork`)
+    variant: str | None = None
 
     def tool_limit(self) -> int:
         """How many library tools one request may offer, leaving room for `search_tools`."""
@@ -54,8 +65,14 @@ class AgentContext:
         return max(limit - 1, 1)
 
     def fork(self, *, temperature: float | None = None) -> AgentContext:
-        """A context for another trajectory: same model and tools, fresh counters."""
-        return AgentContext(
+        """A context for another trajectory: same model and tools, fresh counters.
+
+        The paper diversifies exploratory rollouts by temperature. A model that accepts
+        only its default temperature (OpenAI's reasoning models) would get the same request
+        each time, so the fork takes its diversity from two documented sources instead: a
+        `seed` derived from the requested temperature and a varied instruction appended to
+        the system prompt; a `diversity` event records the substitution."""
+        forked = AgentContext(
             model=self.model,
             space=self.space,
             temperature=self.temperature if temperature is None else temperature,
@@ -64,7 +81,21 @@ class AgentContext:
             max_tools=self.max_tools,
             reranker=self.reranker,
             reranker_usage=self.reranker_usage,  # one account for the reranker's calls
+            variant=self.variant,
         )
+        caps = getattr(self.model, "capabilities", None)
+        if temperature is not None and caps is not None and not caps.accepts_temperature:
+            seed = 1 + round(temperature * 1000)
+            forked.settings["seed"] = seed
+            forked.variant = VARIANT.format(seed=seed)
+            forked.emit(
+                "diversity",
+                requested_temperature=temperature,
+                source="seed+instruction",
+                seed=seed,
+                why=f"{caps.family} accepts only its default temperature",
+            )
+        return forked
 
     def emit(self, kind: str, **data: Any) -> None:
         """Record a trajectory event (and show it, when a listener is attached)."""
@@ -92,6 +123,9 @@ class AgentContext:
             if isinstance(prompt, str)
             else prompt
         )
+        if self.variant and messages and messages[0].get("role") == "system":
+            first = {**messages[0], "content": f"{messages[0]['content']}\n\n{self.variant}"}
+            messages = [first, *messages[1:]]
         settings = {
             **self.settings,
             "temperature": self.temperature if temperature is None else temperature,

@@ -540,3 +540,17 @@ def ablation_probe(
     if "Rewrite a scientific task as one search query" in text:
         return "compute InChIKey hash identifier from molecule structure"
     return policy(messages, tools, **settings)
+
+
+SEEN_SETTINGS: list[dict[str, Any]] = []
+
+
+def seeded_contrastive(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **settings: Any
+) -> Any:
+    """`contrastive` for a model without temperature control: only a seeded exploration
+    variant (seed of T >= 0.5 and the variant instruction in the system prompt) succeeds."""
+    SEEN_SETTINGS.append(dict(settings))
+    system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
+    explores = "Exploration variant" in system and int(settings.get("seed", 0)) >= 500
+    return contrastive(messages, tools, **{**settings, "temperature": 0.8 if explores else 0})
