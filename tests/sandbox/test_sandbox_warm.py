@@ -391,3 +391,20 @@ def test_warm_runs_leave_nothing_for_the_next_and_keep_the_shared_cache(
     if second.isolated:
         assert second.stdout.strip() == "False"
     assert (cache / "kept").read_text() == "compiled form"
+
+
+def test_a_server_outlives_the_event_loop_that_started_it(tmp_path: Path) -> None:
+    """Each `asyncio.run` shuts down the executor thread that ran the sandbox call; a
+    server forked from that thread (bwrap --die-with-parent tracks the forking thread)
+    died with it, and the next event loop's first run was lost."""
+    stop_warm_servers()
+
+    async def once(i: int) -> tuple[int | None, str]:
+        ws = fresh_workspace(parent=tmp_path)
+        r = await arun_python("print(2 / 8)", workspace=ws, preload=LIGHT)
+        return r.exit_code, r.stdout
+
+    results = [asyncio.run(once(i)) for i in range(3)]
+    assert results == [(0, "0.25\n")] * 3
+    pool = _pool(LIGHT)
+    assert pool["started"] == 1 and pool["replaced"] == 0  # one server served all three

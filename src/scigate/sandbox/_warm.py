@@ -17,10 +17,12 @@ caller's death) or when the caller's pid goes away.
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
 import errno
 import marshal
 import os
+import queue
 import select
 import shutil
 import signal
@@ -65,6 +67,45 @@ class ServerLost(Exception):
     """The server died or stopped answering mid-request."""
 
 
+class _Spawner:
+    """Starts warm servers from one thread that lives as long as the process.
+
+    bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that forked it
+    exits, not the process. A server started from a worker thread, such as asyncio's
+    default executor that every `asyncio.run` shuts down on return, would die with that
+    thread and leave a dead server in the pool for the next event loop's first run."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+
+    def popen(self, argv: list[str], **kwargs: object) -> subprocess.Popen:
+        """subprocess.Popen(argv, **kwargs), forked from the spawner thread."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._jobs = queue.SimpleQueue()
+                self._thread = threading.Thread(
+                    target=self._serve, args=(self._jobs,), name="scigate-warm-spawner", daemon=True
+                )
+                self._thread.start()
+            done: concurrent.futures.Future[subprocess.Popen] = concurrent.futures.Future()
+            self._jobs.put((done, argv, kwargs))
+        return done.result()
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue) -> None:
+        while True:
+            done, argv, kwargs = jobs.get()
+            try:
+                done.set_result(subprocess.Popen(argv, **kwargs))
+            except BaseException as exc:
+                done.set_exception(exc)
+
+
+_SPAWNER = _Spawner()
+
+
 class WarmServer:
     """The caller's handle on one server process and its socket."""
 
@@ -91,7 +132,7 @@ class WarmServer:
                 if self.isolated
                 else None
             )
-            self.proc = subprocess.Popen(
+            self.proc = _SPAWNER.popen(
                 [
                     *(prefix or []),
                     python,
