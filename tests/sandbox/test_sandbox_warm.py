@@ -391,3 +391,13 @@ def test_warm_runs_leave_nothing_for_the_next_and_keep_the_shared_cache(
     if second.isolated:
         assert second.stdout.strip() == "False"
     assert (cache / "kept").read_text() == "compiled form"
+
+
+def test_servers_outlive_the_event_loop_that_started_them(ws: Path) -> None:
+    """bwrap's --die-with-parent follows the thread that started it: a server started
+    from asyncio's executor must not die when that asyncio.run ends (the next run of a
+    second `gate run` in one process lost its server)."""
+    for _ in range(2):
+        result = asyncio.run(arun_python("print('hi')", workspace=ws, preload=LIGHT))
+        assert result.ok and result.stdout == "hi\n", result.reason
+    assert _pool(LIGHT)["replaced"] == 0

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scigate._secrets import redactor
 from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
@@ -384,24 +385,28 @@ def render_markdown(result: EvalResult) -> str:
 
 
 def write_result(result: EvalResult, out: str | Path) -> None:
-    """results.json, results.md and rows.jsonl in `out`."""
+    """results.json, results.md and rows.jsonl in `out`, redacted of the caller's
+    credential values (answers and chains are model text)."""
     d = Path(out)
+    redact = redactor()
     try:
         d.mkdir(parents=True, exist_ok=True)
         (d / "results.json").write_text(
-            json.dumps(
-                {
-                    "config": result.config,
-                    "summary": result.summary,
-                    "accumulation": result.accumulation,
-                },
-                indent=2,
-                default=str,
+            redact(
+                json.dumps(
+                    {
+                        "config": result.config,
+                        "summary": result.summary,
+                        "accumulation": result.accumulation,
+                    },
+                    indent=2,
+                    default=str,
+                )
             )
         )
-        (d / "results.md").write_text(render_markdown(result))
+        (d / "results.md").write_text(redact(render_markdown(result)))
         (d / "rows.jsonl").write_text(
-            "".join(json.dumps(r, default=str) + "\n" for r in result.rows)
+            "".join(redact(json.dumps(r, default=str)) + "\n" for r in result.rows)
         )
     except OSError as exc:
         raise BadInput(f"cannot write results to {d}: {exc}") from None

@@ -17,6 +17,7 @@ supervisor code, limits, environment and isolation; `warm_status()` lists the se
 and `stop_warm_servers()` ends them (also done at exit).
 """
 
+from scigate._secrets import redact, redact_obj
 from scigate.sandbox._env import default_cache_dir, scrub_env
 from scigate.sandbox._isolation import (
     IsolationUnavailable,
@@ -25,7 +26,6 @@ from scigate.sandbox._isolation import (
     unisolated_allowed,
 )
 from scigate.sandbox._models import Limits, SandboxResult
-from scigate.sandbox._redact import redact, redact_obj
 from scigate.sandbox._runner import arun, arun_python, run, run_python
 from scigate.sandbox._warm import shutdown as stop_warm_servers
 from scigate.sandbox._warm import warm_status

@@ -3,34 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-_SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
-# whole "_"-separated parts, so TOKENIZERS_PARALLELISM and SSL_CERT_FILE survive
-_SECRET_PARTS = frozenset(
-    {"KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "PAT", "AUTH", "PRIVATE", "COOKIE", "COOKIES"}
-)
-_SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "GCLOUD_", "GOOGLE_", "ARM_CLIENT")
-_SECRET_NAMES = frozenset(
-    {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KUBECONFIG", "NETRC", "DOCKER_AUTH_CONFIG", "PGPASS"}
-)
-# scheme://user:password@host in a value (proxies, database URLs)
-_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)
+from scigate._secrets import is_secret
 
-
-def is_secret(name: str, value: str = "") -> bool:
-    """True when an environment variable looks like a credential."""
-    upper = name.upper()
-    if upper in _SECRET_NAMES or upper.startswith(_SECRET_PREFIXES):
-        return True
-    if any(word in upper for word in _SECRET_WORDS):
-        return True
-    if any(part in _SECRET_PARTS for part in re.split(r"[_\W]+", upper)):
-        return True
-    return bool(_URL_WITH_PASSWORD.search(value))
+__all__ = ["default_cache_dir", "is_secret", "sandbox_env", "scrub_env"]
 
 
 def scrub_env(env: Mapping[str, str]) -> dict[str, str]:

@@ -348,7 +348,17 @@ def protections() -> dict[str, str]:
             f"usage checked every poll; private /tmp {defaults.tmp_bytes >> 20} MiB)"
         ),
         "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
-        "secret redaction": "active (caller's credential values removed from captured output)",
+        "secret redaction": (
+            "active (caller's credential values removed from captured output, the run "
+            "database, evaluation files and printed output)"
+        ),
+        "supervisor ptrace": (
+            "active (supervisors and warm servers are non-dumpable: a run can neither "
+            "ptrace them nor read their /proc/PID/mem or environ)"
+            if prefix
+            else "partial: supervisors are non-dumpable, but an unisolated run keeps the "
+            "caller's capabilities (as root it can trace anything)"
+        ),
         "network (bwrap)": f"active ({bwrap_note})" if prefix else f"unavailable: {bwrap_note}",
         "warm pool": warm_pool_note(),
     }

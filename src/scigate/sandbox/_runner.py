@@ -17,13 +17,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from scigate._secrets import redact
 from scigate.errors import BadInput
 from scigate.sandbox import _explain
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
 from scigate.sandbox._models import Limits, SandboxResult
-from scigate.sandbox._redact import redact
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 GRACE_SECONDS = 10.0  # the supervisor enforces the wall clock; this is the caller's backstop

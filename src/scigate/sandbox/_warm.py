@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -55,6 +56,12 @@ MAX_MESSAGE = 1 << 20
 CANCEL = b"C"
 # one thread per library in the server, so fork() never copies a busy thread pool
 SERVER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+# bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that started it
+# exits: servers started from a short-lived worker thread (asyncio's default executor,
+# gone after each asyncio.run) would die between runs. One long-lived thread starts them.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scigate-warm-spawn")
 
 
 class WarmUnavailable(Exception):
@@ -91,7 +98,8 @@ class WarmServer:
                 if self.isolated
                 else None
             )
-            self.proc = subprocess.Popen(
+            self.proc = _SPAWNER.submit(
+                subprocess.Popen,
                 [
                     *(prefix or []),
                     python,
@@ -108,7 +116,7 @@ class WarmServer:
                 env=env,
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
-            )
+            ).result()
         except (OSError, BadInput) as exc:
             self.sock.close()
             shutil.rmtree(self.dir, ignore_errors=True)

@@ -274,6 +274,7 @@ class Server:
 
 def main() -> None:
     """Entry point: argv[1] the socket fd, argv[2] the caller's pid, the rest modules."""
+    supervisor.deny_ptrace()  # runs are forked from here: no ptrace or /proc/PID/mem of it
     sock = socket.socket(fileno=int(sys.argv[1]))
     os.set_inheritable(sock.fileno(), False)
     caller_pid = int(sys.argv[2])
