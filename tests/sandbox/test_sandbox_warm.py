@@ -103,11 +103,28 @@ def test_environment_scrubbed_and_home_in_workspace(
     assert seen["LANG"] == "C.UTF-8" and seen["MY_SETTING"] == "1"
     assert seen["path0"] == inside
     assert seen["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
-    # a server started while the secrets are set does not hold them either
-    server_env = "print(open(f'/proc/{__import__(\"os\").getppid()}/environ').read())"
-    fresh = run_python(server_env, workspace=ws, preload=("string",))
-    assert fresh.ok and "OMP_NUM_THREADS=1" in fresh.stdout
-    assert not any(secret in fresh.stdout for secret in ("sk-test", "ghp-test", "hunter2"))
+    # a server started while the secrets are set does not hold them either (read from the
+    # host: a run cannot read its server's environ, see test_attacks_ptrace.py)
+    assert run_python("pass", workspace=ws, preload=("string",)).ok
+    environ = _server_environ(("string",))
+    assert "OMP_NUM_THREADS=1" in environ
+    assert not any(secret in environ for secret in ("sk-test", "ghp-test", "hunter2"))
+
+
+def _server_environ(preload: tuple[str, ...]) -> str:
+    """The environment of this test's warm server for `preload`, read from the host."""
+    cache = f"XDG_CACHE_HOME={default_cache_dir().resolve()}"
+    for name in os.listdir("/proc"):
+        try:
+            argv = Path(f"/proc/{name}/cmdline").read_bytes().decode().split("\0")[:-1]
+            environ = Path(f"/proc/{name}/environ").read_bytes().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            continue
+        is_server = any(a.endswith("_warm_server.py") for a in argv)
+        ours = tuple(argv[-len(preload) :]) == preload and cache in environ.split("\0")
+        if is_server and ours:
+            return environ.replace("\0", "\n")
+    raise AssertionError(f"no warm server for {preload} with {cache}")
 
 
 def test_huge_stdout_is_capped_without_parent_memory_growth(ws: Path, tmp_path: Path) -> None:

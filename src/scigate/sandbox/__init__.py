@@ -19,14 +19,11 @@ and `stop_warm_servers()` ends them (also done at exit).
 
 from scigate._secrets import redact, redact_obj
 from scigate.sandbox._env import default_cache_dir, scrub_env
-from scigate.sandbox._isolation import (
-    IsolationUnavailable,
-    allow_unisolated,
-    protections,
-    unisolated_allowed,
-)
+from scigate.sandbox._isolation import IsolationUnavailable, allow_unisolated, unisolated_allowed
 from scigate.sandbox._models import Limits, SandboxResult
-from scigate.sandbox._runner import arun, arun_python, run, run_python
+from scigate.sandbox._protections import protections
+from scigate.sandbox._python import arun_python, run_python
+from scigate.sandbox._runner import arun, run
 from scigate.sandbox._warm import shutdown as stop_warm_servers
 from scigate.sandbox._warm import warm_status
 from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale
