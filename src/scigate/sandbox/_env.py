@@ -27,18 +27,18 @@ def sandbox_env(
     base: Mapping[str, str],
     *,
     workspace: Path,
-    cache_dir: Path,
     extra: Mapping[str, str] | None,
     inside: str | None = None,
 ) -> dict[str, str]:
     """The full environment of a sandboxed command.
 
-    HOME is `workspace/.home`; XDG_CACHE_HOME is the shared `cache_dir`, which is where
-    DOLFINx puts its FFCx JIT cache (`$XDG_CACHE_HOME/fenics`, see dolfinx/jit.py), so
-    forms compiled by one run are found by the next. The interpreter's bin directory
-    (the venv's) goes first on PATH so `python` has DOLFINx. `extra` is added last and
-    is not scrubbed: the caller chose it. `inside` is the workspace's path as the run
-    sees it (under isolation), where HOME is put instead.
+    HOME is `workspace/.home`; XDG_CACHE_HOME is `workspace/.home/.cache`, the run's
+    private cache, where DOLFINx puts its FFCx JIT cache (`$XDG_CACHE_HOME/fenics`, see
+    dolfinx/jit.py) and where `_jitcache.link_trusted` links the modules of the shared,
+    read-only cache. The interpreter's bin directory (the venv's) goes first on
+    PATH so `python` has DOLFINx. `extra` is added last and is not scrubbed: the caller
+    chose it. `inside` is the workspace's path as the run sees it (under isolation),
+    where HOME is put instead.
     """
     env = scrub_env(base)
     home = Path(inside or workspace) / ".home"
@@ -46,7 +46,7 @@ def sandbox_env(
     path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and p != bin_dir]
     env.update(
         HOME=str(home),
-        XDG_CACHE_HOME=str(cache_dir),
+        XDG_CACHE_HOME=str(home / ".cache"),
         XDG_CONFIG_HOME=str(home / ".config"),
         XDG_DATA_HOME=str(home / ".local" / "share"),
         PATH=os.pathsep.join([bin_dir, *path]),

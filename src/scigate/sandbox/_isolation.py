@@ -5,7 +5,7 @@ network namespaces, the unprivileged uid/gid 65534 inside, and a root file syste
 holds only read-only binds of what the interpreter and the domain's software need
 (`/usr` and its usr-merge links, the Python installation and virtualenv, a few files of
 `/etc`, a synthetic passwd/group), the workspace read-write at `/sandbox/workspace`,
-the shared FFCx cache read-write, size-limited private `/tmp` and `/dev/shm`, a `/proc`
+the shared FFCx cache read-only (`_jitcache`), size-limited private `/tmp` and `/dev/shm`, a `/proc`
 of the run's own PID namespace and a minimal `/dev`. Host sockets, home directories,
 the caller's files, its environment (through `/proc`) and the scigate package itself
 (which ships seed answers) are simply not there. The PID namespace dies with its init,
@@ -71,6 +71,7 @@ _ETC = (
     "openmpi",
 )
 _ALLOW_ENV = "SCIGATE_ALLOW_UNISOLATED"
+CACHE_BIND = "--ro-bind"  # how the shared cache is bound (see `_jitcache`)
 _allow_unisolated: bool | None = None
 
 
@@ -271,7 +272,8 @@ def bwrap_prefix(
         "/var/tmp",
         "--tmpfs",
         "/run",
-        "--bind",
+        # the shared cache is read-only: a run cannot plant a module another run loads
+        CACHE_BIND,
         str(cache_dir),
         str(cache_dir),
     ]

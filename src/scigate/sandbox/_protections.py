@@ -57,6 +57,12 @@ def protections() -> dict[str, str]:
             "active (caller's credential values removed from captured output, the run "
             "database, evaluation files and printed output)"
         ),
+        "jit cache": (
+            "active (shared FFCx cache read-only in runs, filled only by trusted processes; "
+            "each workspace compiles into its own)"
+            if prefix
+            else "unavailable: unisolated runs can write the shared FFCx cache"
+        ),
         "supervisor ptrace": (
             "active (supervisors and warm servers are non-dumpable: a run can neither "
             "ptrace them nor read their /proc/PID/mem or environ)"

@@ -46,6 +46,7 @@ from scigate.sandbox._runner import (
     inside_path,
     prepare,
     pump,
+    shared_cache,
 )
 
 SERVER = Path(__file__).with_name("_warm_server.py")
@@ -86,7 +87,6 @@ class WarmServer:
         env = sandbox_env(
             os.environ,
             workspace=self.dir,
-            cache_dir=cache,
             extra={**SERVER_ENV, **({"SCIGATE_WARM_ISOLATED": "1"} if self.isolated else {})},
             inside="/run" if self.isolated else None,
         )
@@ -413,7 +413,7 @@ def execute_warm(
     """
     ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir, warm=True)
     isolated = prefix is not None
-    cache = Path(child_env["XDG_CACHE_HOME"])
+    cache = shared_cache(cache_dir)
     key = PoolKey(isolated, limits.network, limits.tmp_bytes, str(cache))
     pool = _pool(argv[0], tuple(preload), key)
 
