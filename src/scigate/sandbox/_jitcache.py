@@ -19,6 +19,7 @@ import os
 import threading
 from pathlib import Path
 
+TRUSTED_ENV = "SCIGATE_TRUSTED_JIT"  # the shared JIT dir, as a run's warm server reads it
 JIT_SUBDIR = "fenics"  # $XDG_CACHE_HOME/fenics (dolfinx.jit's default cache_dir)
 READY = ".c.cached"  # FFCx writes it once a module is compiled
 

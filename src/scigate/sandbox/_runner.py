@@ -22,7 +22,7 @@ from scigate.sandbox import _explain
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
-from scigate.sandbox._jitcache import link_trusted
+from scigate.sandbox._jitcache import JIT_SUBDIR, TRUSTED_ENV, link_trusted, trusted_dir
 from scigate.sandbox._models import Limits, SandboxResult
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
@@ -213,13 +213,15 @@ def prepare(
     except OSError as exc:
         raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
     cache = shared_cache(cache)
-    try:
-        link_trusted(ws, cache)
-    except OSError as exc:
-        raise BadInput(f"cannot prepare the run's JIT cache: {exc}") from exc
+    if not warm:  # a warm run looks in the shared cache itself (_warm_server)
+        try:
+            link_trusted(ws, cache)
+        except OSError as exc:
+            raise BadInput(f"cannot prepare the run's JIT cache: {exc}") from exc
     prefix = bwrap_prefix(limits, cache_dir=cache, workspace=None if warm else ws)
     inside = WORKSPACE if prefix is not None else None
     child_env = sandbox_env(os.environ, workspace=ws, extra=env, inside=inside)
+    child_env[TRUSTED_ENV] = str(trusted_dir(cache) / JIT_SUBDIR)
     if inside is not None:
         child_env = {k: inside_path(v, ws) for k, v in child_env.items()}
     return ws, limits, child_env, prefix
