@@ -163,3 +163,7 @@ def test_the_check_is_not_vacuous_with_a_key(tmp_path, monkeypatch) -> None:
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     assert check_spec("openai/x").model == "x"
+
+
+def test_tools_search_checks_its_embedder(no_keys) -> None:
+    _one_line_config_error(["tools", "search", "q", "--embedder", "openai/x"], "OPENAI_API_KEY")

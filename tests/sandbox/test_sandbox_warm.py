@@ -418,3 +418,27 @@ def test_servers_outlive_the_event_loop_that_started_them(ws: Path) -> None:
         result = asyncio.run(arun_python("print('hi')", workspace=ws, preload=LIGHT))
         assert result.ok and result.stdout == "hi\n", result.reason
     assert _pool(LIGHT)["replaced"] == 0
+
+
+def test_a_forked_child_starts_its_own_servers(ws: Path, tmp_path: Path) -> None:
+    """The spawner thread is not inherited by fork(): a child that runs warm must make
+    its own instead of waiting forever on the parent's."""
+    assert run_python("print(1)", workspace=ws, preload=LIGHT).ok  # the parent's spawner
+    child_ws = fresh_workspace(parent=tmp_path)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        try:
+            result = run_python("print(2)", workspace=child_ws, preload=("csv",))
+            os._exit(0 if result.ok and result.stdout == "2\n" else 1)
+        finally:
+            os._exit(2)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    raise AssertionError("the forked child hung starting a warm server")

@@ -61,8 +61,28 @@ SERVER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 
 # bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that started it
 # exits: servers started from a short-lived worker thread (asyncio's default executor,
-# gone after each asyncio.run) would die between runs. One long-lived thread starts them.
-_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scigate-warm-spawn")
+# gone after each asyncio.run) would die between runs. One long-lived thread per process
+# starts them (made again in a forked child, which does not inherit the thread).
+_spawner: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+
+
+def _forget_spawner() -> None:
+    global _spawner, _spawner_lock
+    _spawner, _spawner_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_spawner)
+
+
+def _spawn(*args: object, **kwargs: object) -> subprocess.Popen:
+    """`subprocess.Popen(*args, **kwargs)` from this process's long-lived spawner thread."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scigate-warm-spawn")
+        pool = _spawner
+    return pool.submit(subprocess.Popen, *args, **kwargs).result()
 
 
 class WarmUnavailable(Exception):
@@ -98,8 +118,7 @@ class WarmServer:
                 if self.isolated
                 else None
             )
-            self.proc = _SPAWNER.submit(
-                subprocess.Popen,
+            self.proc = _spawn(
                 [
                     *(prefix or []),
                     python,
@@ -116,7 +135,7 @@ class WarmServer:
                 env=env,
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
-            ).result()
+            )
         except (OSError, BadInput) as exc:
             self.sock.close()
             shutil.rmtree(self.dir, ignore_errors=True)
