@@ -24,8 +24,10 @@ from scigate.sandbox import (
     protections,
     run,
     run_python,
+    trusted_jit_env,
 )
 from scigate.sandbox._isolation import WORKSPACE, bwrap_status
+from scigate.sandbox._jitcache import trusted_dir
 
 BWRAP_WORKS = bwrap_status()[0] is not None
 
@@ -354,12 +356,16 @@ def test_fresh_workspace_copies_without_excluded(tmp_path: Path) -> None:
 
 
 def test_cache_dir_is_wired_for_ffcx(ws: Path, tmp_path: Path) -> None:
+    """XDG_CACHE_HOME is the run's own (in its workspace); the shared cache is there to
+    read (links into it resolve) but not to write."""
     assert default_cache_dir() == Path(os.environ["SCIGATE_CACHE_DIR"])
     cache = tmp_path / "cache"
-    result = run("echo $XDG_CACHE_HOME", workspace=ws, cache_dir=cache)
-    assert result.stdout.strip() == str(cache.resolve()) and cache.is_dir()
-    default = run("echo $XDG_CACHE_HOME", workspace=ws)
-    assert default.stdout.strip() == str(default_cache_dir().resolve())
+    probe = f"echo $XDG_CACHE_HOME; test -d {cache.resolve()} && echo seen; touch {cache}/x"
+    result = run(probe, workspace=ws, cache_dir=cache)
+    home = WORKSPACE if result.isolated else str(ws.resolve())
+    assert result.stdout.split()[:2] == [f"{home}/.home/.cache", "seen"] and cache.is_dir()
+    if result.isolated:
+        assert not result.ok and not (cache / "x").exists()  # read-only inside
 
 
 DOLFINX_SCRIPT = textwrap.dedent(
@@ -378,16 +384,22 @@ DOLFINX_SCRIPT = textwrap.dedent(
 
 
 @pytest.mark.slow
-def test_ffcx_jit_cache_shared_between_fresh_workspaces(tmp_path: Path) -> None:
+def test_ffcx_jit_cache_trusted_modules_found_untrusted_ones_private(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
+    shared = trusted_dir(cache) / "fenics"
     first_ws, second_ws = fresh_workspace(parent=tmp_path), fresh_workspace(parent=tmp_path)
     first = run_python(DOLFINX_SCRIPT, workspace=first_ws, cache_dir=cache)
     assert first.ok, first.stderr
-    assert first.stdout.strip() == str((cache / "fenics").resolve())
-    compiled = {p: p.stat().st_mtime_ns for p in (cache / "fenics").glob("*.so")}
+    own = first_ws / ".home" / ".cache" / "fenics"
+    assert [p for p in own.glob("*.so") if not p.is_symlink()]  # compiled privately
+    assert not list(shared.glob("*.so"))  # an untrusted run never fills the shared cache
+    # a trusted process fills it; a fresh workspace then finds the form compiled
+    env = {**os.environ, **trusted_jit_env(cache)}
+    subprocess.run([sys.executable, "-c", DOLFINX_SCRIPT], env=env, check=True)
+    compiled = {p: p.stat().st_mtime_ns for p in shared.glob("*.so")}
     assert compiled
     second = run_python(DOLFINX_SCRIPT, workspace=second_ws, cache_dir=cache)
     assert second.ok, second.stderr
-    after = {p: p.stat().st_mtime_ns for p in (cache / "fenics").glob("*.so")}
-    assert after == compiled  # nothing recompiled
-    assert not (second_ws / ".home" / ".cache").exists()
+    linked = list((second_ws / ".home" / ".cache" / "fenics").glob("*.so"))
+    assert linked and all(p.is_symlink() for p in linked)  # nothing recompiled
+    assert {p: p.stat().st_mtime_ns for p in shared.glob("*.so")} == compiled

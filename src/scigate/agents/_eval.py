@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scigate._secrets import redactor
 from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
@@ -580,8 +581,10 @@ def render_markdown(result: EvalResult) -> str:
 
 def write_result(result: EvalResult, out: str | Path) -> None:
     """results.json, results.md and rows.jsonl (sorted by run and task) in `out`, each
-    replaced whole."""
+    replaced whole and redacted of the caller's credential values (answers and chains are
+    model text)."""
     d = Path(out)
+    redact = redactor()
     try:
         d.mkdir(parents=True, exist_ok=True)
         report = {
@@ -589,8 +592,10 @@ def write_result(result: EvalResult, out: str | Path) -> None:
             "summary": result.summary,
             "accumulation": result.accumulation,
         }
-        atomic_write(d / "results.json", json.dumps(report, indent=2, default=str))
-        atomic_write(d / "results.md", render_markdown(result))
-        atomic_write(d / ROWS, "".join(json.dumps(r, default=str) + "\n" for r in result.rows))
+        atomic_write(d / "results.json", redact(json.dumps(report, indent=2, default=str)))
+        atomic_write(d / "results.md", redact(render_markdown(result)))
+        atomic_write(
+            d / ROWS, "".join(redact(json.dumps(r, default=str)) + "\n" for r in result.rows)
+        )
     except OSError as exc:
         raise BadInput(f"cannot write results to {d}: {exc}") from None

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from scigate._secrets import redact
 from scigate.errors import BadInput
 
 MANIFEST = "manifest.json"
@@ -115,14 +116,14 @@ class EvalDir:
 
     def append_row(self, row: dict[str, Any]) -> None:
         """Append one finished task's row and make it durable before returning."""
-        self._rows.write((json.dumps(row, default=str) + "\n").encode())
+        self._rows.write((redact(json.dumps(row, default=str)) + "\n").encode())
         self._rows.flush()
         os.fsync(self._rows.fileno())
 
     def append_accumulation(self, entry: dict[str, Any]) -> None:
         """Record a finished knowledge accumulation (a resumed run does not repeat it)."""
         with open(self.path / ACCUMULATION, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry, default=str) + "\n")
+            fh.write(redact(json.dumps(entry, default=str)) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from scigate._secrets import redactor
 from scigate.errors import BadInput
 from scigate.tools import Tool, ToolSplit
 
@@ -161,10 +162,11 @@ class Memory:
 
     def _tx(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
         c = self.conn
+        redact = redactor()  # skills and experiences hold model text: no credential in it
         c.execute("BEGIN IMMEDIATE")
         try:
             for sql, params in statements:
-                c.execute(sql, params)
+                c.execute(sql, tuple(redact(p) if isinstance(p, str) else p for p in params))
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")

@@ -13,6 +13,7 @@ try:  # typer >= 0.20 vendors click as typer._click
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as click_exceptions
 
+from scigate._secrets import RedactingStream
 from scigate.cli._app import app, one_line
 from scigate.errors import BadInput, ScigateError
 
@@ -30,8 +31,21 @@ def _terminate_as_interrupt(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app; bad input becomes one line on stderr and exit status 2."""
+    """Entry point: run the app; bad input becomes one line on stderr and exit status 2.
+
+    Everything printed (answers, transcripts, error lines) is redacted of the caller's
+    credential values on its way out.
+    """
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(stdout), RedactingStream(stderr)  # type: ignore[assignment]
+    try:
+        _main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         code = app(args=argv, prog_name="scigate", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click prints and uses 2

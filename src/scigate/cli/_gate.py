@@ -65,6 +65,10 @@ def screen_cmd(
 
     if calls < 1:
         raise BadInput("--calls must be at least 1")
+    if not model.startswith("cue/"):
+        from scigate.llm import check_spec
+
+        check_spec(model)  # a missing key or file is a configuration error before any work
     cand = load_candidate(directory, require_solution=False)
     responder = make_responder(model)
     result = asyncio.run(
@@ -114,6 +118,10 @@ def solve_cmd(
         raise BadInput("give exactly one of --model SPEC or --solver-cmd CMD")
     if time_limit <= 0:
         raise BadInput("--time-limit must be positive")
+    if model is not None:
+        from scigate.llm import check_spec
+
+        check_spec(model)  # a missing key or file is a configuration error before any work
     cand = load_candidate(directory, require_solution=False)
     get_domain(domain)  # an unknown domain is bad input before any work
     if model is not None:
@@ -213,30 +221,36 @@ def run_cmd(
     if db.parent and not db.parent.exists():
         db.parent.mkdir(parents=True, exist_ok=True)
     store = Store(db)
-    with funnel_progress(Console(stderr=True), rounds) as on_progress:
-        if rescreen:
-            run_id, funnel = asyncio.run(
-                do_rescreen(
-                    store,
-                    screens=screen,
-                    solver=solver,
-                    solver_cmd=solver_cmd,
-                    domain=domain,
-                    calls=calls,
-                    seed=seed,
-                    solve_time_limit=time_limit,
-                    concurrency=concurrency,
-                    resume=resume,
-                    progress=on_progress,
+    try:  # closed on every exit path, so a refused --resume leaves no -wal/-shm behind
+        with funnel_progress(Console(stderr=True), rounds) as on_progress:
+            if rescreen:
+                run_id, funnel = asyncio.run(
+                    do_rescreen(
+                        store,
+                        screens=screen,
+                        solver=solver,
+                        solver_cmd=solver_cmd,
+                        domain=domain,
+                        calls=calls,
+                        seed=seed,
+                        solve_time_limit=time_limit,
+                        concurrency=concurrency,
+                        resume=resume,
+                        progress=on_progress,
+                    )
                 )
-            )
-        else:
-            run_id, funnel = asyncio.run(
-                run_loop(
-                    cfg, store, resume=resume, rounds_given=rounds is not None, progress=on_progress
+            else:
+                run_id, funnel = asyncio.run(
+                    run_loop(
+                        cfg,
+                        store,
+                        resume=resume,
+                        rounds_given=rounds is not None,
+                        progress=on_progress,
+                    )
                 )
-            )
-    store.close()
+    finally:
+        store.close()
     data = {"run_id": run_id, "db": str(db), "funnel": funnel.model_dump()}
     _emit(data, as_json, [f"run {run_id} finished: {funnel.line()}", f"database: {db}"])
 

@@ -73,23 +73,25 @@ class LoopConfig(BaseModel):
             raise BadInput("the same --screen is given twice")
 
     def validate(self) -> None:
-        """`check`, plus every spec and the domain resolve (before anything is written)."""
+        """`check`, plus the domain resolves and every model spec is usable: well formed,
+        its key, python file or server address present (`scigate.llm.check_spec`), so a
+        configuration error is one line before anything is written."""
         from scigate.domains import get_domain
-        from scigate.llm import parse_spec
+        from scigate.llm import check_spec
 
         self.check()
         domain = get_domain(self.domain)
         if self.generator == "templates" and self.families:
             domain.template_generator(self.seed, families=self.families)  # checks the names
         if self.generator not in ("templates", "rescreen"):
-            parse_spec(self.generator)
+            check_spec(self.generator)
         for s in self.screens:
             if not s.startswith("cue/"):
-                parse_spec(s)
+                check_spec(s)
             else:
                 make_responder(s)
         if self.solver:
-            parse_spec(self.solver)
+            check_spec(self.solver)
 
 
 ProgressCallback = Callable[[int, int, Funnel], None]
@@ -173,6 +175,7 @@ async def run_loop(
             )
         if rounds_given:
             stored.rounds = cfg.rounds
+        stored.validate()  # the stored specs need their keys now too, before any write
         cfg = stored
         store.set_run_status(run_id, "running")
         store.add_event(run_id, "resumed", {"rounds": cfg.rounds})
@@ -425,7 +428,7 @@ async def rescreen(
         solve_time_limit=solve_time_limit,
         concurrency=concurrency,
     )
-    cfg.check()
+    cfg.validate()
     verified = _verified_candidates(store)
     if not verified:
         raise BadInput(f"no verified candidates to rescreen in {store.path}")

@@ -8,8 +8,10 @@ Without bubblewrap runs are refused unless `allow_unisolated()` (the CLI's
 no descendant survives it. Limits: wall clock, CPU (RLIMIT_CPU), address space
 (RLIMIT_AS), process count, workspace size, captured output. The environment is
 scrubbed of credentials, output is redacted of the caller's credential values, HOME
-lives in the workspace, the FFCx JIT cache is shared across runs. `protections()`
-says which of these are active.
+lives in the workspace. The shared FFCx JIT cache is read-only inside runs and filled
+only by trusted processes (`trusted_jit_env()`); each workspace compiles into its own
+cache, with links to the shared modules (`_jitcache`). Supervisors and warm servers are
+non-dumpable. `protections()` says which of these are active.
 
 `run_python(..., preload=(modules...))` forks the run from a warm server that imported
 those modules once (for DOLFINx this saves most of a small run), under the same
@@ -17,16 +19,14 @@ supervisor code, limits, environment and isolation; `warm_status()` lists the se
 and `stop_warm_servers()` ends them (also done at exit).
 """
 
+from scigate._secrets import redact, redact_obj
 from scigate.sandbox._env import default_cache_dir, scrub_env
-from scigate.sandbox._isolation import (
-    IsolationUnavailable,
-    allow_unisolated,
-    protections,
-    unisolated_allowed,
-)
+from scigate.sandbox._isolation import IsolationUnavailable, allow_unisolated, unisolated_allowed
+from scigate.sandbox._jitcache import trusted_env as trusted_jit_env
 from scigate.sandbox._models import Limits, SandboxResult
-from scigate.sandbox._redact import redact, redact_obj
-from scigate.sandbox._runner import arun, arun_python, run, run_python
+from scigate.sandbox._protections import protections
+from scigate.sandbox._python import arun_python, run_python
+from scigate.sandbox._runner import arun, run
 from scigate.sandbox._warm import shutdown as stop_warm_servers
 from scigate.sandbox._warm import warm_status
 from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale
@@ -49,6 +49,7 @@ __all__ = [
     "scrub_env",
     "stop_warm_servers",
     "sweep_stale",
+    "trusted_jit_env",
     "unisolated_allowed",
     "warm_status",
 ]

@@ -3,34 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-_SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
-# whole "_"-separated parts, so TOKENIZERS_PARALLELISM and SSL_CERT_FILE survive
-_SECRET_PARTS = frozenset(
-    {"KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "PAT", "AUTH", "PRIVATE", "COOKIE", "COOKIES"}
-)
-_SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "GCLOUD_", "GOOGLE_", "ARM_CLIENT")
-_SECRET_NAMES = frozenset(
-    {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KUBECONFIG", "NETRC", "DOCKER_AUTH_CONFIG", "PGPASS"}
-)
-# scheme://user:password@host in a value (proxies, database URLs)
-_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)
+from scigate._secrets import is_secret
 
-
-def is_secret(name: str, value: str = "") -> bool:
-    """True when an environment variable looks like a credential."""
-    upper = name.upper()
-    if upper in _SECRET_NAMES or upper.startswith(_SECRET_PREFIXES):
-        return True
-    if any(word in upper for word in _SECRET_WORDS):
-        return True
-    if any(part in _SECRET_PARTS for part in re.split(r"[_\W]+", upper)):
-        return True
-    return bool(_URL_WITH_PASSWORD.search(value))
+__all__ = ["default_cache_dir", "is_secret", "sandbox_env", "scrub_env"]
 
 
 def scrub_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -48,18 +27,18 @@ def sandbox_env(
     base: Mapping[str, str],
     *,
     workspace: Path,
-    cache_dir: Path,
     extra: Mapping[str, str] | None,
     inside: str | None = None,
 ) -> dict[str, str]:
     """The full environment of a sandboxed command.
 
-    HOME is `workspace/.home`; XDG_CACHE_HOME is the shared `cache_dir`, which is where
-    DOLFINx puts its FFCx JIT cache (`$XDG_CACHE_HOME/fenics`, see dolfinx/jit.py), so
-    forms compiled by one run are found by the next. The interpreter's bin directory
-    (the venv's) goes first on PATH so `python` has DOLFINx. `extra` is added last and
-    is not scrubbed: the caller chose it. `inside` is the workspace's path as the run
-    sees it (under isolation), where HOME is put instead.
+    HOME is `workspace/.home`; XDG_CACHE_HOME is `workspace/.home/.cache`, the run's
+    private cache, where DOLFINx puts its FFCx JIT cache (`$XDG_CACHE_HOME/fenics`, see
+    dolfinx/jit.py) and where `_jitcache.link_trusted` links the modules of the shared,
+    read-only cache. The interpreter's bin directory (the venv's) goes first on
+    PATH so `python` has DOLFINx. `extra` is added last and is not scrubbed: the caller
+    chose it. `inside` is the workspace's path as the run sees it (under isolation),
+    where HOME is put instead.
     """
     env = scrub_env(base)
     home = Path(inside or workspace) / ".home"
@@ -67,7 +46,7 @@ def sandbox_env(
     path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and p != bin_dir]
     env.update(
         HOME=str(home),
-        XDG_CACHE_HOME=str(cache_dir),
+        XDG_CACHE_HOME=str(home / ".cache"),
         XDG_CONFIG_HOME=str(home / ".config"),
         XDG_DATA_HOME=str(home / ".local" / "share"),
         PATH=os.pathsep.join([bin_dir, *path]),

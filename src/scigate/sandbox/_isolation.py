@@ -5,7 +5,7 @@ network namespaces, the unprivileged uid/gid 65534 inside, and a root file syste
 holds only read-only binds of what the interpreter and the domain's software need
 (`/usr` and its usr-merge links, the Python installation and virtualenv, a few files of
 `/etc`, a synthetic passwd/group), the workspace read-write at `/sandbox/workspace`,
-the shared FFCx cache read-write, size-limited private `/tmp` and `/dev/shm`, a `/proc`
+the shared FFCx cache read-only (`_jitcache`), size-limited private `/tmp` and `/dev/shm`, a `/proc`
 of the run's own PID namespace and a minimal `/dev`. Host sockets, home directories,
 the caller's files, its environment (through `/proc`) and the scigate package itself
 (which ships seed answers) are simply not there. The PID namespace dies with its init,
@@ -71,6 +71,7 @@ _ETC = (
     "openmpi",
 )
 _ALLOW_ENV = "SCIGATE_ALLOW_UNISOLATED"
+CACHE_BIND = "--ro-bind"  # how the shared cache is bound (see `_jitcache`)
 _allow_unisolated: bool | None = None
 
 
@@ -271,7 +272,8 @@ def bwrap_prefix(
         "/var/tmp",
         "--tmpfs",
         "/run",
-        "--bind",
+        # the shared cache is read-only: a run cannot plant a module another run loads
+        CACHE_BIND,
         str(cache_dir),
         str(cache_dir),
     ]
@@ -310,67 +312,3 @@ def subreaper_supported() -> bool:
         return libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
-
-
-def protections() -> dict[str, str]:
-    """Protection name -> "active ..." or "unavailable: why", for `scigate doctor`.
-
-    Every value starts with either "active" or "unavailable:".
-    """
-    defaults = Limits()
-    prefix, bwrap_note = bwrap_status()
-    root = os.geteuid() == 0
-    nproc_note = (
-        "RLIMIT_NPROC is not enforced for root" if root else "RLIMIT_NPROC counts all user threads"
-    )
-    if prefix:
-        isolation = f"active ({bwrap_note}; read-only system, private /tmp, no host files)"
-    elif unisolated_allowed():
-        isolation = f"unavailable: {bwrap_note}; runs go ahead UNISOLATED (allowed)"
-    else:
-        isolation = f"unavailable: {bwrap_note}; untrusted runs are refused (--allow-unisolated)"
-    return {
-        "isolation (bwrap)": isolation,
-        "process group": "active (own process group, killed whole on timeout)",
-        "subreaper": (
-            "active (supervisor is PR_SET_CHILD_SUBREAPER; setsid descendants are reaped)"
-            if subreaper_supported()
-            else "unavailable: prctl(PR_SET_CHILD_SUBREAPER) not supported"
-        ),
-        "descendant kill": "active (process group + /proc walk of the supervisor's descendants)",
-        "wall clock": f"active (default {defaults.wall_seconds:g} s)",
-        "rlimit_as": f"active (default {defaults.memory_bytes / (1 << 30):.1f} GiB)",
-        "rlimit_cpu": "active (when Limits.cpu_seconds is set)",
-        "process count": f"active ({POLL_NOTE}; {nproc_note}, so it is not used)",
-        "output cap": f"active ({defaults.output_bytes} bytes per stream)",
-        "workspace size": (
-            f"active (default {defaults.workspace_bytes >> 20} MiB: RLIMIT_FSIZE per file, "
-            f"usage checked every poll; private /tmp {defaults.tmp_bytes >> 20} MiB)"
-        ),
-        "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
-        "secret redaction": "active (caller's credential values removed from captured output)",
-        "network (bwrap)": f"active ({bwrap_note})" if prefix else f"unavailable: {bwrap_note}",
-        "warm pool": warm_pool_note(),
-    }
-
-
-def warm_pool_note() -> str:
-    """The warm servers of this process in one line (see `scigate.sandbox._warm`)."""
-    from scigate.sandbox._warm import warm_status
-
-    pools = warm_status()
-    if not pools:
-        return "active (run_python(preload=...) forks runs from warm servers; none started yet)"
-    notes = []
-    for pool in pools:
-        where = "bwrap" if pool["network_isolated"] else "no bwrap"
-        note = (
-            f"{','.join(pool['preload'])} ({where}): {len(pool['servers'])}/{pool['size']} "
-            f"servers, {pool['started']} started, {pool['replaced']} replaced"
-        )
-        if pool["failure"]:
-            note += f", {pool['fallbacks']} cold fallbacks: {pool['failure']}"
-        notes.append(note)
-    if all(pool["failure"] and not pool["servers"] for pool in pools):
-        return "unavailable: runs fall back to cold; " + "; ".join(notes)
-    return f"active ({'; '.join(notes)})"

@@ -6,24 +6,24 @@ import asyncio
 import contextlib
 import marshal
 import os
-import secrets
 import selectors
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from scigate._secrets import redact
 from scigate.errors import BadInput
 from scigate.sandbox import _explain
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
+from scigate.sandbox._jitcache import JIT_SUBDIR, TRUSTED_ENV, link_trusted, trusted_dir
 from scigate.sandbox._models import Limits, SandboxResult
-from scigate.sandbox._redact import redact
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 GRACE_SECONDS = 10.0  # the supervisor enforces the wall clock; this is the caller's backstop
@@ -212,13 +212,24 @@ def prepare(
         (ws / ".home").mkdir(exist_ok=True)
     except OSError as exc:
         raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
-    cache = cache.resolve()
+    cache = shared_cache(cache)
+    if not warm:  # a warm run looks in the shared cache itself (_warm_server)
+        try:
+            link_trusted(ws, cache)
+        except OSError as exc:
+            raise BadInput(f"cannot prepare the run's JIT cache: {exc}") from exc
     prefix = bwrap_prefix(limits, cache_dir=cache, workspace=None if warm else ws)
     inside = WORKSPACE if prefix is not None else None
-    child_env = sandbox_env(os.environ, workspace=ws, cache_dir=cache, extra=env, inside=inside)
+    child_env = sandbox_env(os.environ, workspace=ws, extra=env, inside=inside)
+    child_env[TRUSTED_ENV] = str(trusted_dir(cache) / JIT_SUBDIR)
     if inside is not None:
         child_env = {k: inside_path(v, ws) for k, v in child_env.items()}
     return ws, limits, child_env, prefix
+
+
+def shared_cache(cache_dir: Path | None) -> Path:
+    """The shared (read-only inside runs) cache directory: `cache_dir` or the default."""
+    return (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()).resolve()
 
 
 def inside_path(text: str, workspace: Path) -> str:
@@ -445,107 +456,3 @@ async def arun(
         stdin=stdin,
         cache_dir=cache_dir,
     )
-
-
-def _python_argv(
-    code: str | None, script: Path | None, workspace: Path, python: str
-) -> tuple[list[str], Path | None]:
-    if (code is None) == (script is None):
-        raise BadInput("run_python needs exactly one of code= or script=")
-    ws = _workspace(workspace)
-    if script is not None:
-        path = Path(script)
-        if not (ws / path).is_file():  # ws / an absolute path is that path
-            raise BadInput(f"python script not found: {script}")
-        return [python, str(path)], None  # relative: as `python path` in the workspace
-    snippet = ws / f".scigate_snippet_{secrets.token_hex(4)}.py"
-    snippet.write_text(code or "", encoding="utf-8")
-    return [python, snippet.name], snippet
-
-
-def _execute_python(
-    argv: list[str],
-    *,
-    workspace: Path,
-    limits: Limits | None,
-    env: Mapping[str, str] | None,
-    cache_dir: Path | None,
-    preload: Sequence[str],
-    cancel: threading.Event | None = None,
-) -> SandboxResult:
-    """Cold (a fresh interpreter) without `preload`, else warm (`_warm.execute_warm`)."""
-    if not preload:
-        return execute(
-            argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
-        )
-    from scigate.sandbox._warm import execute_warm
-
-    return execute_warm(
-        argv,
-        script=Path(argv[1]),
-        workspace=workspace,
-        limits=limits,
-        env=env,
-        cache_dir=cache_dir,
-        preload=preload,
-        cancel=cancel,
-    )
-
-
-def run_python(
-    code: str | None = None,
-    *,
-    script: Path | None = None,
-    workspace: Path,
-    limits: Limits | None = None,
-    env: Mapping[str, str] | None = None,
-    python: str = sys.executable,
-    cache_dir: Path | None = None,
-    preload: Sequence[str] = (),
-) -> SandboxResult:
-    """Run Python `code` (written to a temporary file in the workspace) or a `script`
-    (relative paths are taken inside the workspace) with `python` under the sandbox.
-
-    With `preload` (module names, e.g. ``("dolfinx_solver", "dolfinx")``) the run is
-    forked from a warm server of `python` that imported those modules once, with the
-    same limits, environment, isolation and result; without, a fresh interpreter runs.
-    Import-time settings of preloaded modules come from the server's start (its
-    environment is the caller's, scrubbed, with one BLAS/OpenMP thread), except the
-    DOLFINx/FFCx JIT cache and option files, which follow the run's environment.
-    """
-    argv, snippet = _python_argv(code, script, workspace, python)
-    try:
-        return _execute_python(
-            argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, preload=preload
-        )
-    finally:
-        if snippet is not None:
-            snippet.unlink(missing_ok=True)
-
-
-async def arun_python(
-    code: str | None = None,
-    *,
-    script: Path | None = None,
-    workspace: Path,
-    limits: Limits | None = None,
-    env: Mapping[str, str] | None = None,
-    python: str = sys.executable,
-    cache_dir: Path | None = None,
-    preload: Sequence[str] = (),
-) -> SandboxResult:
-    """`run_python` without blocking the event loop; cancelling the task kills the run."""
-    argv, snippet = _python_argv(code, script, workspace, python)
-    try:
-        return await _in_thread(
-            _execute_python,
-            argv=argv,
-            workspace=workspace,
-            limits=limits,
-            env=env,
-            cache_dir=cache_dir,
-            preload=preload,
-        )
-    finally:
-        if snippet is not None:
-            snippet.unlink(missing_ok=True)

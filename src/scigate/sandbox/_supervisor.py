@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 FIRST_POLL = 0.02
 MAX_POLL = 0.2
@@ -321,10 +322,20 @@ class Supervisor:
         }
 
 
+def deny_ptrace() -> bool:
+    """Make this process non-dumpable, before any untrusted code runs: a run has the same
+    uid as its supervisor (or warm server), so without this it could PTRACE_ATTACH to
+    it, or read and write its /proc/PID/mem and read /proc/PID/environ, and tamper with
+    later runs (Yama, where present, guards ptrace but not /proc/PID/environ). Children
+    inherit the flag until they exec; a run forked from a warm server keeps it."""
+    return _prctl(PR_SET_DUMPABLE, 0)
+
+
 def main() -> None:
     """Entry point: argv[1] is the descriptor of a marshal-encoded config (a memfd),
     argv[2] the result descriptor. Config keys: command, cwd, limits, caller_pid.
     The command's environment is the supervisor's own (already scrubbed)."""
+    deny_ptrace()
     result_fd = int(sys.argv[2])
     os.set_inheritable(result_fd, False)
     with os.fdopen(int(sys.argv[1]), "rb") as f:

@@ -17,12 +17,10 @@ caller's death) or when the caller's pid goes away.
 from __future__ import annotations
 
 import atexit
-import concurrent.futures
 import contextlib
 import errno
 import marshal
 import os
-import queue
 import select
 import shutil
 import signal
@@ -32,6 +30,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,6 +46,7 @@ from scigate.sandbox._runner import (
     inside_path,
     prepare,
     pump,
+    shared_cache,
 )
 
 SERVER = Path(__file__).with_name("_warm_server.py")
@@ -59,51 +59,38 @@ CANCEL = b"C"
 SERVER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+# bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that started it
+# exits: servers started from a short-lived worker thread (asyncio's default executor,
+# gone after each asyncio.run) would die between runs. One long-lived thread per process
+# starts them (made again in a forked child, which does not inherit the thread).
+_spawner: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+
+
+def _forget_spawner() -> None:
+    global _spawner, _spawner_lock
+    _spawner, _spawner_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_spawner)
+
+
+def _spawn(*args: object, **kwargs: object) -> subprocess.Popen:
+    """`subprocess.Popen(*args, **kwargs)` from this process's long-lived spawner thread."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scigate-warm-spawn")
+        pool = _spawner
+    return pool.submit(subprocess.Popen, *args, **kwargs).result()
+
+
 class WarmUnavailable(Exception):
     """No warm server can serve this run; the message says why."""
 
 
 class ServerLost(Exception):
     """The server died or stopped answering mid-request."""
-
-
-class _Spawner:
-    """Starts warm servers from one thread that lives as long as the process.
-
-    bwrap's --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that forked it
-    exits, not the process. A server started from a worker thread, such as asyncio's
-    default executor that every `asyncio.run` shuts down on return, would die with that
-    thread and leave a dead server in the pool for the next event loop's first run."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-
-    def popen(self, argv: list[str], **kwargs: object) -> subprocess.Popen:
-        """subprocess.Popen(argv, **kwargs), forked from the spawner thread."""
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._jobs = queue.SimpleQueue()
-                self._thread = threading.Thread(
-                    target=self._serve, args=(self._jobs,), name="scigate-warm-spawner", daemon=True
-                )
-                self._thread.start()
-            done: concurrent.futures.Future[subprocess.Popen] = concurrent.futures.Future()
-            self._jobs.put((done, argv, kwargs))
-        return done.result()
-
-    @staticmethod
-    def _serve(jobs: queue.SimpleQueue) -> None:
-        while True:
-            done, argv, kwargs = jobs.get()
-            try:
-                done.set_result(subprocess.Popen(argv, **kwargs))
-            except BaseException as exc:
-                done.set_exception(exc)
-
-
-_SPAWNER = _Spawner()
 
 
 class WarmServer:
@@ -120,7 +107,6 @@ class WarmServer:
         env = sandbox_env(
             os.environ,
             workspace=self.dir,
-            cache_dir=cache,
             extra={**SERVER_ENV, **({"SCIGATE_WARM_ISOLATED": "1"} if self.isolated else {})},
             inside="/run" if self.isolated else None,
         )
@@ -132,7 +118,7 @@ class WarmServer:
                 if self.isolated
                 else None
             )
-            self.proc = _SPAWNER.popen(
+            self.proc = _spawn(
                 [
                     *(prefix or []),
                     python,
@@ -446,7 +432,7 @@ def execute_warm(
     """
     ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir, warm=True)
     isolated = prefix is not None
-    cache = Path(child_env["XDG_CACHE_HOME"])
+    cache = shared_cache(cache_dir)
     key = PoolKey(isolated, limits.network, limits.tmp_bytes, str(cache))
     pool = _pool(argv[0], tuple(preload), key)
 

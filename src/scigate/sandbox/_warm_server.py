@@ -67,6 +67,23 @@ def _refresh_import_time_settings() -> None:
         loader = getattr(sys.modules.get(name), "_load_options", None)
         if hasattr(loader, "cache_clear"):
             loader.cache_clear()
+    ffcx_jit = sys.modules.get("ffcx.codegeneration.jit")
+    shared = os.environ.get("SCIGATE_TRUSTED_JIT")
+    if ffcx_jit is not None and shared:
+        _look_in_shared_first(ffcx_jit, shared)
+
+
+def _look_in_shared_first(ffcx_jit: object, shared: str) -> None:
+    """FFCx loads a module compiled by a trusted process from the shared (read-only)
+    cache when it is there, else compiles into the run's own cache as usual."""
+    find = ffcx_jit.get_cached_module  # type: ignore[attr-defined]
+
+    def get_cached_module(module_name, object_names, cache_dir, timeout):
+        if os.path.exists(os.path.join(shared, module_name + ".c.cached")):
+            cache_dir = shared
+        return find(module_name, object_names, cache_dir, timeout)
+
+    ffcx_jit.get_cached_module = get_cached_module  # type: ignore[attr-defined]
 
 
 def _exit_code(code: object) -> int:
@@ -274,6 +291,7 @@ class Server:
 
 def main() -> None:
     """Entry point: argv[1] the socket fd, argv[2] the caller's pid, the rest modules."""
+    supervisor.deny_ptrace()  # runs are forked from here: no ptrace or /proc/PID/mem of it
     sock = socket.socket(fileno=int(sys.argv[1]))
     os.set_inheritable(sock.fileno(), False)
     caller_pid = int(sys.argv[2])

@@ -21,6 +21,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scigate import _secrets
 from scigate.errors import BadInput, ScigateError
 from scigate.store._connection import check_path, connect, ensure_schema
 from scigate.store._lock import RunLock, lock_run
@@ -77,6 +78,24 @@ def _decode_query_value(name: str, item: dict[str, Any]) -> Any:
     return value
 
 
+class _RedactingConnection:
+    """The connection of one write transaction: every text parameter of a statement is
+    redacted of the caller's credential values (`scigate._secrets`) before it is stored,
+    so no writer (model calls, transcripts, gate reasons, events, configs) can skip it."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.redact = _secrets.redactor()
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        """`sqlite3.Connection.execute` with redacted text parameters."""
+        if isinstance(params, dict):
+            params = {k: self.redact(v) if isinstance(v, str) else v for k, v in params.items()}
+        else:
+            params = tuple(self.redact(v) if isinstance(v, str) else v for v in params)
+        return self.conn.execute(sql, params)
+
+
 class Store:
     """The SQLite (WAL) run database at `path`.
 
@@ -128,8 +147,9 @@ class Store:
         return conn
 
     @contextmanager
-    def _write(self, what: str) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+    def _write(self, what: str) -> Iterator[_RedactingConnection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error);
+        statements go through `_RedactingConnection`."""
         if self.readonly:
             raise ScigateError(f"cannot {what}: run database {self.path} is open read-only")
         conn = self._conn()
@@ -138,7 +158,7 @@ class Store:
         except sqlite3.OperationalError as e:
             raise ScigateError(f"cannot write run database {self.path}: {e}") from None
         try:
-            yield conn
+            yield _RedactingConnection(conn)
             conn.execute("COMMIT")
         except sqlite3.IntegrityError as e:
             self._rollback(conn)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import select
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from scigate._tmp import scigate_tempdir
 from scigate.errors import ScigateError
+from scigate.sandbox import trusted_jit_env
 
 WORKER = Path(__file__).with_name("_worker.py")
 
@@ -44,8 +46,11 @@ class ScriptWorker:
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
             self._tmp = scigate_tempdir("worker")
+            # our own rendered templates: trusted to fill the sandbox's shared JIT cache,
+            # so the verification runs of template candidates find their forms compiled
             self._proc = subprocess.Popen(
                 [self.python, str(WORKER)],
+                env={**os.environ, **trusted_jit_env()},
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

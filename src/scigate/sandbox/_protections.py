@@ -1,0 +1,95 @@
+"""`protections()`: which of the sandbox's protections are active here, for `scigate doctor`.
+
+Kept apart from `_isolation` and `_warm` (it reports on both), so neither imports the other.
+"""
+
+from __future__ import annotations
+
+import os
+
+from scigate.sandbox._isolation import (
+    POLL_NOTE,
+    bwrap_status,
+    subreaper_supported,
+    unisolated_allowed,
+)
+from scigate.sandbox._models import Limits
+from scigate.sandbox._warm import warm_status
+
+
+def protections() -> dict[str, str]:
+    """Protection name -> "active ..." or "unavailable: why", for `scigate doctor`.
+
+    Every value starts with either "active" or "unavailable:".
+    """
+    defaults = Limits()
+    prefix, bwrap_note = bwrap_status()
+    root = os.geteuid() == 0
+    nproc_note = (
+        "RLIMIT_NPROC is not enforced for root" if root else "RLIMIT_NPROC counts all user threads"
+    )
+    if prefix:
+        isolation = f"active ({bwrap_note}; read-only system, private /tmp, no host files)"
+    elif unisolated_allowed():
+        isolation = f"unavailable: {bwrap_note}; runs go ahead UNISOLATED (allowed)"
+    else:
+        isolation = f"unavailable: {bwrap_note}; untrusted runs are refused (--allow-unisolated)"
+    return {
+        "isolation (bwrap)": isolation,
+        "process group": "active (own process group, killed whole on timeout)",
+        "subreaper": (
+            "active (supervisor is PR_SET_CHILD_SUBREAPER; setsid descendants are reaped)"
+            if subreaper_supported()
+            else "unavailable: prctl(PR_SET_CHILD_SUBREAPER) not supported"
+        ),
+        "descendant kill": "active (process group + /proc walk of the supervisor's descendants)",
+        "wall clock": f"active (default {defaults.wall_seconds:g} s)",
+        "rlimit_as": f"active (default {defaults.memory_bytes / (1 << 30):.1f} GiB)",
+        "rlimit_cpu": "active (when Limits.cpu_seconds is set)",
+        "process count": f"active ({POLL_NOTE}; {nproc_note}, so it is not used)",
+        "output cap": f"active ({defaults.output_bytes} bytes per stream)",
+        "workspace size": (
+            f"active (default {defaults.workspace_bytes >> 20} MiB: RLIMIT_FSIZE per file, "
+            f"usage checked every poll; private /tmp {defaults.tmp_bytes >> 20} MiB)"
+        ),
+        "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
+        "secret redaction": (
+            "active (caller's credential values removed from captured output, the run "
+            "database, evaluation files and printed output)"
+        ),
+        "jit cache": (
+            "active (shared FFCx cache read-only in runs, filled only by trusted processes; "
+            "each workspace compiles into its own)"
+            if prefix
+            else "unavailable: unisolated runs can write the shared FFCx cache"
+        ),
+        "supervisor ptrace": (
+            "active (supervisors and warm servers are non-dumpable: a run can neither "
+            "ptrace them nor read their /proc/PID/mem or environ)"
+            if prefix
+            else "unavailable: supervisors are non-dumpable, but an unisolated run keeps the "
+            "caller's capabilities (as root it can trace anything)"
+        ),
+        "network (bwrap)": f"active ({bwrap_note})" if prefix else f"unavailable: {bwrap_note}",
+        "warm pool": warm_pool_note(),
+    }
+
+
+def warm_pool_note() -> str:
+    """The warm servers of this process in one line (see `scigate.sandbox._warm`)."""
+    pools = warm_status()
+    if not pools:
+        return "active (run_python(preload=...) forks runs from warm servers; none started yet)"
+    notes = []
+    for pool in pools:
+        where = "bwrap" if pool["network_isolated"] else "no bwrap"
+        note = (
+            f"{','.join(pool['preload'])} ({where}): {len(pool['servers'])}/{pool['size']} "
+            f"servers, {pool['started']} started, {pool['replaced']} replaced"
+        )
+        if pool["failure"]:
+            note += f", {pool['fallbacks']} cold fallbacks: {pool['failure']}"
+        notes.append(note)
+    if all(pool["failure"] and not pool["servers"] for pool in pools):
+        return "unavailable: runs fall back to cold; " + "; ".join(notes)
+    return f"active ({'; '.join(notes)})"
