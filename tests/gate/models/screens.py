@@ -45,3 +45,10 @@ def slow_largest(messages, tools=None, **settings):
 
     time.sleep(float(os.environ.get("SCIGATE_TEST_SCREEN_SLEEP", "0")))
     return picks_largest(messages, tools, **settings)
+
+
+def knows_value_else_largest(messages, tools=None, **settings):
+    """Knows 2/7 = 0.285714; otherwise picks the largest value (deterministic)."""
+    if "0.285714" in _shown(messages).values():
+        return knows_value(messages, tools, **settings)
+    return picks_largest(messages, tools, **settings)
