@@ -315,6 +315,8 @@ async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> Any:
     got = store.gate_result(run_id, cand.id, "duplicate")
     if got is not None:  # decided before a resume
         return None if got["outcome"] == "pass" else _stored_duplicate(got)
+    if store.gate_result(run_id, cand.id, "verify") is not None:
+        return None  # passed this check before a resume: it is not re-decided
     t0 = time.perf_counter()
     dup = await asyncio.to_thread(
         near_duplicate, store, cand.question, cand.options, ctx.cfg.near_duplicate
