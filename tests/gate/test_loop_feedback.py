@@ -225,3 +225,30 @@ def test_seed_selection_covers_every_seed_before_repeating() -> None:
     assert {i for s in shown for i in s} == {0, 1, 2, 3, 4}
     assert set(shown[0]).isdisjoint(shown[1])
     assert seed_selection(5, 2, round_index=7, seed=1, rotate=False) == [0, 1]
+
+
+def test_near_duplicate_compares_with_in_loop_survivors_only(tmp_path: Path) -> None:
+    """Reference set: verified in a generation run and failed by no later in-loop gate;
+    a rescreen's rejection does not count, and a re-proposal of the same item is gated."""
+    from scigate.gate._novelty import near_duplicate
+    from scigate.store import CandidateRecord
+
+    q = "Compute 2/7 rounded to exactly six decimal places."
+    near = "Compute 2/9 rounded to exactly six decimal places."
+    opts = {"A": "1", "B": "2", "C": "3", "D": "4"}
+    with Store(tmp_path / "n.db") as s:
+        run = s.create_run("gate")
+        cid, _ = s.add_candidate(CandidateRecord(question=q, options=opts, answer="A"))
+        assert near_duplicate(s, near, opts, 0.7) is None  # not verified yet
+        s.add_gate_result(run, cid, "verify", outcome="pass")
+        dup = near_duplicate(s, near, opts, 0.7)
+        assert dup is not None and dup.duplicate_of == cid and dup.jaccard == 0.8
+        assert near_duplicate(s, near, opts, 0.9) is None
+        assert near_duplicate(s, near, opts, 0) is None  # off
+        assert near_duplicate(s, q, opts, 0.7) is None  # same item, another proposal
+        assert near_duplicate(s, q, {**opts, "D": "5"}, 0.7) is not None
+        rescreen = s.create_run("rescreen")
+        s.add_gate_result(rescreen, cid, "screen", screen="cue/x", outcome="fail")
+        assert near_duplicate(s, near, opts, 0.7) is not None  # post-generation: ignored
+        s.add_gate_result(run, cid, "screen", screen="cue/x", outcome="fail")
+        assert near_duplicate(s, near, opts, 0.7) is None  # rejected in the loop

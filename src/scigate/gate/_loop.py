@@ -32,7 +32,7 @@ from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
 from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
-from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, near_duplicate
+from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._solve import solve_with_command, solve_with_model
@@ -141,6 +141,7 @@ class _Context:
         self.done = 0
         self.progress = progress
         self.gate1: dict[int, asyncio.Event] = {}  # set when a round's gate 1 has finished
+        self.question_tokens: dict[str, frozenset[str]] = {}  # near-duplicate check's cache
 
     async def previous_gate1(self, r: int) -> None:
         """Wait until round r - 1 of this loop has finished gate 1 (or ended earlier)."""
@@ -309,17 +310,22 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     )
 
 
-async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> Any:
+async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> NearDuplicate | None:
     """Record and return the near duplicate that rejects `cand` before gate 1 (or None)."""
     store, run_id = ctx.store, ctx.run_id
     got = store.gate_result(run_id, cand.id, "duplicate")
     if got is not None:  # decided before a resume
-        return None if got["outcome"] == "pass" else _stored_duplicate(got)
+        return None if got["outcome"] == "pass" else NearDuplicate.model_validate(got["detail"])
     if store.gate_result(run_id, cand.id, "verify") is not None:
         return None  # passed this check before a resume: it is not re-decided
     t0 = time.perf_counter()
     dup = await asyncio.to_thread(
-        near_duplicate, store, cand.question, cand.options, ctx.cfg.near_duplicate
+        near_duplicate,
+        store,
+        cand.question,
+        cand.options,
+        ctx.cfg.near_duplicate,
+        token_cache=ctx.question_tokens,
     )
     if dup is None:
         return None
@@ -333,12 +339,6 @@ async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> Any:
         seconds=round(time.perf_counter() - t0, 3),
     )
     return dup
-
-
-def _stored_duplicate(row: dict[str, Any]) -> Any:
-    from scigate.gate._novelty import NearDuplicate
-
-    return NearDuplicate.model_validate(row["detail"])
 
 
 async def gate_candidate(

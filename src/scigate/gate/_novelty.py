@@ -11,6 +11,7 @@ between the two proposals is verified and recorded.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel
@@ -26,10 +27,9 @@ WITH g AS (
     SELECT g.candidate_id, g.gate, g.outcome FROM gate_results g
     JOIN runs r ON r.id = g.run_id WHERE r.kind = 'gate'
 )
-SELECT c.id, c.question, c.options FROM candidates c
+SELECT c.id, c.question, c.options AS options_json FROM candidates c
 WHERE c.id IN (SELECT candidate_id FROM g WHERE gate = 'verify' AND outcome = 'pass')
   AND c.id NOT IN (SELECT candidate_id FROM g WHERE gate != 'verify' AND outcome = 'fail')
-ORDER BY c.created_at, c.id
 """
 
 
@@ -49,20 +49,38 @@ class NearDuplicate(BaseModel):
 
 
 def near_duplicate(
-    store: Any, question: str, options: dict[str, str], threshold: float
+    store: Any,
+    question: str,
+    options: dict[str, str],
+    threshold: float,
+    *,
+    token_cache: dict[str, frozenset[str]] | None = None,
 ) -> NearDuplicate | None:
     """The most similar surviving candidate at Jaccard >= `threshold`, or None.
 
-    `threshold` 0 turns the check off.
+    `threshold` 0 turns the check off. `token_cache` (candidate id -> token set) lets a
+    loop tokenize each stored question once instead of once per round.
     """
     if threshold <= 0:
         return None
+    cache = token_cache if token_cache is not None else {}
     mine, key = tokens(question), question_key(question)
-    best: NearDuplicate | None = None
+    best: tuple[float, str] | None = None  # the most similar, then the smallest id
     for row in store.query(_SURVIVORS):
-        if question_key(row["question"]) == key and row["options"] == options:
+        theirs = cache.get(row["id"])
+        if theirs is None:
+            theirs = cache[row["id"]] = tokens(row["question"])
+        if (
+            theirs == mine
+            and question_key(row["question"]) == key
+            and json.loads(row["options_json"]) == options
+        ):
             continue  # a re-proposal of the same item: verified, never merged
-        sim = jaccard(mine, tokens(row["question"]))
-        if sim >= threshold and (best is None or sim > best.jaccard):
-            best = NearDuplicate(duplicate_of=row["id"], jaccard=round(sim, 4), threshold=threshold)
-    return best
+        sim = jaccard(mine, theirs)
+        if sim >= threshold and (
+            best is None or sim > best[0] or (sim == best[0] and row["id"] < best[1])
+        ):
+            best = (sim, row["id"])
+    if best is None:
+        return None
+    return NearDuplicate(duplicate_of=best[1], jaccard=round(best[0], 4), threshold=threshold)
