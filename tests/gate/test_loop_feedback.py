@@ -252,3 +252,18 @@ def test_near_duplicate_compares_with_in_loop_survivors_only(tmp_path: Path) -> 
         assert near_duplicate(s, near, opts, 0.7) is not None  # post-generation: ignored
         s.add_gate_result(run, cid, "screen", screen="cue/x", outcome="fail")
         assert near_duplicate(s, near, opts, 0.7) is None  # rejected in the loop
+
+
+def test_report_shows_rescreens_apart_from_the_in_loop_funnel(tmp_path: Path) -> None:
+    from scigate.gate._report import build_report
+
+    from ._dbfactory import SHUFFLED, build_db
+
+    store, _ = build_db(tmp_path / "runs.db")
+    files = build_report(store, tmp_path / "out")
+    store.close()
+    html = files.html.read_text()
+    assert "Post-generation rescreens" in html and "screen survivors" in html
+    assert f"{SHUFFLED}: 6" in html
+    summary = json.loads(files.summary.read_text())
+    assert SHUFFLED not in summary["funnel"]["screens"]

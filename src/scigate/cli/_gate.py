@@ -293,10 +293,18 @@ def audit_cmd(
         return
     f = a.funnel
     console.print(
-        f"[bold]Funnel[/bold] generated {f['generated']} → verified {f['verified']} → "
+        f"[bold]Funnel (in-loop)[/bold] generated {f['generated']} → verified {f['verified']} → "
         + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
         + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
     )
+    if f.get("near_duplicates"):
+        console.print(f"near duplicates rejected before verification: {f['near_duplicates']}")
+    for r in a.rescreens:
+        console.print(
+            f"[bold]Rescreen[/bold] {r['run_id']} ({r['input']}): entered {r['verified']} → "
+            + " → ".join(f"{s} {n}" for s, n in r["screens"].items())
+            + (f" → solved {r['solved']}" if r["tool_gate"] else "")
+        )
     console.print(
         f"Proposed letters: {a.letter_distribution}   value ranks: {a.value_rank_distribution}   "
         f"middle-value heuristic: {a.middle_heuristic_success}"
