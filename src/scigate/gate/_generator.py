@@ -151,7 +151,7 @@ def build_feedback(store: Any, run_id: str) -> Feedback:
         if a["status"] in ("rejected-verify", "generator-failed")
     )
     repeated = [(k, n) for k, n in verify_failures.most_common(5) if n >= 2]
-    letters, ranks = _balance_counts(store, [cid for _, cid in generated])
+    letters, ranks = _balance_counts(store, run_id, [cid for _, cid in generated])
     return Feedback(
         counts=dict(counts),
         recent=recent,
@@ -189,19 +189,24 @@ def _in_flight(store: Any, run_id: str, r: int, cid: str) -> dict[str, Any] | No
     }
 
 
-def _balance_counts(store: Any, cids: list[str]) -> tuple[dict[str, int], dict[int, int]]:
-    """Counts of the proposed letters and value ranks over the run's candidates (per round)."""
+def _balance_counts(
+    store: Any, run_id: str, cids: list[str]
+) -> tuple[dict[str, int], dict[int, int]]:
+    """Counts of the proposed letters and value ranks over the run's rounds (one query)."""
+    rows = store.query(
+        "SELECT id, answer, options FROM candidates WHERE id IN (SELECT json_extract(data,"
+        " '$.candidate_id') FROM events WHERE run_id = ? AND kind = 'generated')",
+        (run_id,),
+    )
+    records = {r["id"]: r for r in rows}
     letters: Counter[str] = Counter()
     ranks: Counter[int] = Counter()
-    records: dict[str, Any] = {}
     for cid in cids:
-        if cid not in records:
-            records[cid] = store.get_candidate(cid)
-        rec = records[cid]
-        if rec is None or rec.answer not in rec.options:
+        rec = records.get(cid)
+        if rec is None or rec["answer"] not in rec["options"]:
             continue
-        letters[rec.answer] += 1
-        rank = value_rank(rec.options, rec.answer)
+        letters[rec["answer"]] += 1
+        rank = value_rank(rec["options"], rec["answer"])
         if rank is not None:
             ranks[rank] += 1
     return dict(letters), dict(ranks)

@@ -31,7 +31,13 @@ from scigate.errors import BadInput
 from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
-from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
+from scigate.gate._generator import (
+    Feedback,
+    Generator,
+    LLMGenerator,
+    TemplateCandidates,
+    build_feedback,
+)
 from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
@@ -265,7 +271,11 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     cand, gen_detail = _already_generated(store, run_id, r)
     if cand is None:
         async with ctx.generation:
-            feedback = await asyncio.to_thread(build_feedback, store, run_id)
+            feedback = (
+                await asyncio.to_thread(build_feedback, store, run_id)
+                if generator.uses_feedback
+                else Feedback()
+            )
             if generator.name == "templates":
                 async with ctx.fem:
                     generated = await generator.generate(r, feedback)
