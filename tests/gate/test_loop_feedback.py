@@ -267,3 +267,43 @@ def test_report_shows_rescreens_apart_from_the_in_loop_funnel(tmp_path: Path) ->
     assert f"{SHUFFLED}: 6" in html
     summary = json.loads(files.summary.read_text())
     assert SHUFFLED not in summary["funnel"]["screens"]
+
+
+def test_waiting_for_an_endpoint_slot_is_not_a_screens_work(monkeypatch) -> None:
+    """Two screens share an endpoint limited to one call at a time; each call takes
+    0.5 s. The second waits 0.5 s for the slot: its time is still 0.5 s, not 1 s."""
+    import asyncio
+
+    from scigate.gate import Candidate, make_responder, run_screen
+
+    monkeypatch.setenv("SCIGATE_TEST_SCREEN_SLEEP", "0.5")
+    spec = SLOW_SCREEN + "?concurrency=1"
+    cand = Candidate(
+        question="Compute 2/7 to six decimals.",
+        options={"A": "0.142857", "B": "0.285714", "C": "0.428571", "D": "0.571429"},
+        answer="B",
+        solution="print('0.285714')\n",
+    )
+
+    async def both():
+        responder = make_responder(spec)
+        return await asyncio.gather(*(run_screen(cand, responder, calls=1, seed=s) for s in (1, 2)))
+
+    results = asyncio.run(both())
+    assert all(0.5 <= r.seconds < 0.85 for r in results), [r.seconds for r in results]
+
+
+def test_model_output_reports_its_queueing(monkeypatch) -> None:
+    import asyncio
+
+    from scigate.llm import get_model
+
+    monkeypatch.setenv("SCIGATE_TEST_SCREEN_SLEEP", "0.5")
+    model = get_model(SLOW_SCREEN + "?concurrency=1")
+    msgs = [{"role": "user", "content": "(A) 1\n(B) 2"}]
+
+    async def both():
+        return await asyncio.gather(model.generate(msgs), model.generate(msgs))
+
+    first, second = sorted(asyncio.run(both()), key=lambda o: o.queued)
+    assert first.queued < 0.2 and 0.4 <= second.queued < second.latency
