@@ -57,7 +57,7 @@ def test_next_prompt_holds_previous_verification_at_concurrency_4(tmp_path: Path
         db,
         *("--generator", GEN, "--screen", SLOW_SCREEN, "--calls", "1", "--rounds", "3"),
         *("--concurrency", "4", "--verify-timeout", "60", "--near-duplicate", "0"),
-        env={"SCIGATE_TEST_PROMPTS": str(prompts), "SCIGATE_TEST_SCREEN_SLEEP": "2"},
+        env={"SCIGATE_TEST_PROMPTS": str(prompts), "SCIGATE_TEST_SCREEN_SLEEP": "3"},
     )
     seen = _prompts(prompts)
     assert "No earlier rounds" in seen[0]
