@@ -6,11 +6,11 @@
 - value-rank distribution of the proposed answers and the middle-value heuristic's
   expected success rate;
 - exact duplicates, token-Jaccard clusters (>= 0.7) and the largest cluster's share;
+- the in-loop funnel of the generation runs (the paper's Figure 2) apart from each
+  post-generation rescreen's funnel (Table 4); the surviving pool reflects both;
 - family concentration (over all candidates and over the surviving pool);
 - agreement between screens (2x2 tables);
-- time and tokens per gate (agent-hours, as the paper's Table 2);
-- the in-loop funnel of the generation runs (the paper's Figure 2) apart from each
-  post-generation rescreen's funnel (Table 4); the surviving pool reflects both.
+- time and tokens per gate (agent-hours, as the paper's Table 2).
 
 Every function reads the database in a few whole-table queries (never one query per
 candidate), so a 10,000-candidate database is audited in seconds.
@@ -28,7 +28,6 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from scigate.gate._candidate import LETTERS
-from scigate.gate._funnel import rescreen_funnels
 from scigate.gate._similarity import similar_clusters, tokens
 from scigate.gate._values import value_rank
 from scigate.store._records import CandidateRecord
@@ -83,10 +82,11 @@ class Audit(BaseModel):
     pool_top_family_share: float | None = None
     pool_largest_cluster_size: int = 0
     pool_largest_cluster_share: float | None = None
+    # `funnel` holds the generation runs' in-loop outcomes; each rescreen run's is here
+    rescreens: list[dict[str, Any]] = Field(default_factory=list)
     agreement: list[dict[str, Any]]
     cost: list[dict[str, Any]]
-    funnel: dict[str, Any]  # in-loop outcomes of the generation runs only
-    rescreens: list[dict[str, Any]] = Field(default_factory=list)  # one funnel per rescreen run
+    funnel: dict[str, Any]
 
 
 def audit(
@@ -161,33 +161,11 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         else None,
         pool_largest_cluster_size=len(pool_groups[0]) if pool_groups else 0,
         pool_largest_cluster_share=_share(len(pool_groups[0]), len(pool)) if pool_groups else None,
+        rescreens=_rescreens(store),
         agreement=_agreement(screen_names, latest, verified_ids),
         cost=cost_by_gate(store),
         funnel=funnel,
-        rescreens=rescreen_funnels(store),
     )
-
-
-def _in_loop_funnel(
-    store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
-) -> dict[str, Any]:
-    """`db_funnel` over the generation runs' own gate results and screens (no rescreen)."""
-    other = store.query(
-        "SELECT COUNT(*) AS n FROM gate_results WHERE run_id NOT IN"
-        " (SELECT id FROM runs WHERE kind = 'gate')"
-    )[0]["n"]
-    if other:
-        gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
-        latest = latest_results(store, [g for g in gate_rows(store) if g["run_id"] in gate_runs])
-    in_loop = {
-        s
-        for r in store.runs()
-        if r["kind"] == "gate"
-        for s in (r.get("config") or {}).get("screens") or []
-    }
-    funnel = db_funnel(store, latest, [s for s in screens if s in in_loop], cands)
-    funnel.pop("pool_ids")
-    return funnel
 
 
 @contextmanager
@@ -433,6 +411,35 @@ def _cost_row(gate: str, spec: str, n: int, seconds: float, calls: list[dict]) -
         "priced_cost_usd": round(priced, 6),
         "unpriced_calls": unpriced,
     }
+
+
+def _rescreens(store: Any) -> list[dict[str, Any]]:
+    """One funnel per post-generation rescreen run (the paper's Table 4)."""
+    from scigate.gate._funnel import rescreen_funnels
+
+    return rescreen_funnels(store)
+
+
+def _in_loop_funnel(
+    store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+) -> dict[str, Any]:
+    """`db_funnel` over the generation runs' own gate results and screens (no rescreen)."""
+    other = store.query(
+        "SELECT COUNT(*) AS n FROM gate_results WHERE run_id NOT IN"
+        " (SELECT id FROM runs WHERE kind = 'gate')"
+    )[0]["n"]
+    if other:
+        gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
+        latest = latest_results(store, [g for g in gate_rows(store) if g["run_id"] in gate_runs])
+    in_loop = {
+        s
+        for r in store.runs()
+        if r["kind"] == "gate"
+        for s in (r.get("config") or {}).get("screens") or []
+    }
+    funnel = db_funnel(store, latest, [s for s in screens if s in in_loop], cands)
+    funnel.pop("pool_ids")
+    return funnel
 
 
 def db_funnel(

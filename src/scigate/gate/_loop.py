@@ -68,6 +68,7 @@ class LoopConfig(BaseModel):
     seeds_in_prompt: int = 5  # the paper's five expert seeds
     rotate_seeds: bool = False
     near_duplicate: float = NEAR_DUPLICATE_JACCARD  # 0: no near-duplicate rejection
+    all_verified: bool = False  # rescreen: every verified candidate, not only the survivors
 
     @property
     def has_solver(self) -> bool:
@@ -521,6 +522,7 @@ async def rescreen(
         seed=seed,
         solve_time_limit=solve_time_limit,
         concurrency=concurrency,
+        all_verified=all_verified,
     )
     cfg.check()
     run = store.latest_run(kind="rescreen") if resume else None
@@ -550,8 +552,7 @@ async def rescreen(
         run_id = run["id"]
         store.set_run_status(run_id, "running")
     else:
-        config = {**cfg.model_dump(), "all_verified": all_verified}
-        run_id = store.create_run("rescreen", domain=domain, config=config)
+        run_id = store.create_run("rescreen", domain=domain, config=cfg.model_dump())
     done = store.done_rounds(run_id)
     ctx = _Context(cfg, store, run_id, len(verified), progress)
     ctx.done = len(done)
