@@ -339,9 +339,6 @@ def build_db(path: Path) -> tuple[Store, list[str]]:
                 candidate_id=ids[i],
                 role="screen",
             )
-        # a rescreen's own rows (never generation rounds, never in the in-loop funnel)
-        status2 = "rejected-screen" if detail["solved"] else "screened"
-        store.add_attempt(run2, n_call, candidate_id=ids[i], status=status2, seconds=9.0)
     store.set_run_status(run2, "finished")
     return store, ids
 

@@ -108,8 +108,7 @@ def rescreen_funnels(store: Any) -> list[dict[str, Any]]:
             continue
         cfg = run.get("config") or {}
         screens = list(cfg.get("screens") or [])
-        entered = {a["candidate_id"] for a in store.attempts(run["id"]) if a.get("candidate_id")}
-        entered |= {g["candidate_id"] for g in store.gate_results(run_id=run["id"])}
+        entered = _AssumeVerified(store).attempts(run["id"])
         f = funnel_of_run_rescreen(store, run["id"], screens, len(entered))
         f.tool_gate = bool(cfg.get("solver") or cfg.get("solver_cmd"))
         out.append(
@@ -125,7 +124,11 @@ def rescreen_funnels(store: Any) -> list[dict[str, Any]]:
 
 
 class _AssumeVerified:
-    """A store view in which every candidate of the run counts as verified."""
+    """A store view in which every candidate of the run counts as verified.
+
+    A candidate with results in the run but no attempt row yet (a rescreen still going,
+    or one written by other tools) counts too, with the status its results give.
+    """
 
     def __init__(self, store: Any):
         self._store = store
@@ -133,9 +136,23 @@ class _AssumeVerified:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
+    def attempts(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self._store.attempts(run_id)
+        have = {a["candidate_id"] for a in rows}
+        outcomes: dict[str, list[tuple[str, str]]] = {}
+        for g in self._store.gate_results(run_id=run_id):
+            if g["candidate_id"] not in have:
+                outcomes.setdefault(g["candidate_id"], []).append((g["gate"], g["outcome"]))
+        for cid, outs in outcomes.items():
+            solved = ("solve", "pass") in outs
+            screened = all(o == "pass" for g, o in outs if g == "screen")
+            status = "accepted" if solved else "screened" if screened else "rejected-screen"
+            rows.append({"candidate_id": cid, "status": status})
+        return rows
+
     def gate_results(self, *, run_id: str) -> list[dict[str, Any]]:
         rows = self._store.gate_results(run_id=run_id)
-        cands = {a["candidate_id"] for a in self._store.attempts(run_id) if a.get("candidate_id")}
+        cands = {a["candidate_id"] for a in self.attempts(run_id) if a.get("candidate_id")}
         return rows + [
             {"candidate_id": c, "gate": "verify", "screen": "", "outcome": "pass"} for c in cands
         ]
