@@ -22,12 +22,11 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from scigate.errors import BadInput
-from scigate.gate._candidate import Candidate, load_candidate
+from scigate.gate._candidate import LETTERS, Candidate, load_candidate
 from scigate.gate._coding_agent import AgentLimits, run_episode
 from scigate.gate._values import value_rank
 
 RECENT_RECORDS = 20
-LETTERS = ("A", "B", "C", "D")
 #: Status of a round whose candidate is still in later gates (its finished gates are listed).
 IN_PROGRESS = "in-progress"
 
