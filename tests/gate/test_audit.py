@@ -118,16 +118,23 @@ def test_duplicates_clusters_and_families(db, result) -> None:
 
 
 def test_funnel(result) -> None:
+    # in-loop outcomes only (run-1): the rescreen's screen is reported on its own
     assert result.funnel == {
         "attempts": 12,
         "generator_failed": 1,
+        "near_duplicates": 0,
         "generated": 11,
         "verified": 10,
-        "screens": {FIXED: 5, SHUFFLED: 3},
-        "solved": 3,
-        "unique": 2,
+        "screens": {FIXED: 5},
+        "solved": 4,
+        "unique": 3,
         "duplicates_removed": 1,
     }
+    (rescreen,) = result.rescreens
+    assert rescreen["run_id"] == "run-2" and rescreen["verified"] == 10
+    assert rescreen["screens"] == {SHUFFLED: 6}  # 10 entered, 4 solved
+    # the surviving pool still reflects every screen (c5 and c8, see above)
+    assert result.pool_size == 2
 
 
 def test_cost_per_gate_in_agent_hours(db) -> None:
@@ -140,7 +147,8 @@ def test_cost_per_gate_in_agent_hours(db) -> None:
         ("screen", SHUFFLED),
     ]
     gen = rows[("generate", "")]
-    assert (gen["items"], gen["seconds"], gen["agent_hours"]) == (12, 4140.0, 1.15)
+    # the generator's own time (11 x 300 s + 180 s), not the rounds' wall time (4140 s)
+    assert (gen["items"], gen["seconds"], gen["agent_hours"]) == (12, 3480.0, 0.9667)
     assert (gen["model_calls"], gen["input_tokens"], gen["output_tokens"]) == (12, 12000, 6000)
     assert gen["cost_usd"] == pytest.approx(0.12)
     verify = rows[("verify", "")]
@@ -219,7 +227,8 @@ def test_audit_cli_json(tmp_path: Path, db) -> None:
     res = CliRunner().invoke(app, ["gate", "audit", "--db", str(db[0].path), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["funnel"]["unique"] == 2
+    assert data["funnel"]["unique"] == 3  # in-loop; the rescreen's funnel is its own
+    assert [r["run_id"] for r in data["rescreens"]] == ["run-2"] and data["pool_size"] == 2
     assert data["screens"][0]["shuffled"] is False
 
 

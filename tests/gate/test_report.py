@@ -54,8 +54,11 @@ def test_summary_json(report) -> None:
     data = json.loads(files.summary.read_text())
     f = data["funnel"]
     assert {"generated", "verified", "screens", "solved", "unique"} <= set(f)
-    assert (f["generated"], f["verified"], f["solved"], f["unique"]) == (11, 10, 3, 2)
-    assert f["screens"] == {FIXED: 5, SHUFFLED: 3}
+    # the in-loop funnel (run-1); the rescreen (run-2) is reported on its own
+    assert (f["generated"], f["verified"], f["solved"], f["unique"]) == (11, 10, 4, 3)
+    assert f["screens"] == {FIXED: 5}
+    (r2,) = data["audit"]["rescreens"]
+    assert r2["run_id"] == "run-2" and r2["screens"] == {SHUFFLED: 6}
     assert data["audit"]["letter_distribution"] == {"A": 1, "B": 2, "C": 5, "D": 2}
     assert [r["id"] for r in data["runs"]] == ["run-1", "run-2"]
 

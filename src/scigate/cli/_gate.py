@@ -180,11 +180,27 @@ def run_cmd(
     family: list[str] = typer.Option(
         [], "--family", help="Template families to use (default: all)."
     ),
+    seeds_in_prompt: int = typer.Option(
+        5, "--seeds-in-prompt", help="Expert seed items in the generator's prompt (0: none)."
+    ),
+    rotate_seeds: bool = typer.Option(
+        False,
+        "--rotate-seeds",
+        help="Show a different window of seed items each round (order fixed by --seed).",
+    ),
+    near_duplicate: float = typer.Option(
+        0.7,
+        "--near-duplicate",
+        help="Reject, before gate 1, a question with token Jaccard >= this to a surviving one (0: off).",
+    ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run in --db."),
     rescreen: bool = typer.Option(
         False,
         "--rescreen",
-        help="Apply the screens (and solver) to the verified candidates already in --db; no generation.",
+        help="Apply the screens (and solver) to the candidates in --db that survived the earlier screens; no generation.",
+    ),
+    all_verified: bool = typer.Option(
+        False, "--all", help="With --rescreen: start from every verified candidate."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the final funnel as JSON."),
 ) -> None:
@@ -202,6 +218,8 @@ def run_cmd(
         raise BadInput("--generator is required (a model spec or 'templates')")
     if rescreen and not screen and not solver and not solver_cmd:
         raise BadInput("--rescreen needs at least one --screen or a solver")
+    if all_verified and not rescreen:
+        raise BadInput("--all applies to --rescreen only")
     cfg = LoopConfig(
         domain=domain,
         generator=generator or ("rescreen" if rescreen else "templates"),
@@ -216,6 +234,9 @@ def run_cmd(
         verify_timeout=verify_timeout,
         solve_time_limit=time_limit,
         families=family or None,
+        seeds_in_prompt=seeds_in_prompt,
+        rotate_seeds=rotate_seeds,
+        near_duplicate=near_duplicate,
     )
     cfg.validate()  # bad specs, domains and settings fail before anything is written
     if db.parent and not db.parent.exists():
@@ -236,6 +257,7 @@ def run_cmd(
                         solve_time_limit=time_limit,
                         concurrency=concurrency,
                         resume=resume,
+                        all_verified=all_verified,
                         progress=on_progress,
                     )
                 )
@@ -285,10 +307,18 @@ def audit_cmd(
         return
     f = a.funnel
     console.print(
-        f"[bold]Funnel[/bold] generated {f['generated']} → verified {f['verified']} → "
+        f"[bold]Funnel (in-loop)[/bold] generated {f['generated']} → verified {f['verified']} → "
         + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
         + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
     )
+    if f.get("near_duplicates"):
+        console.print(f"near duplicates rejected before verification: {f['near_duplicates']}")
+    for r in a.rescreens:
+        console.print(
+            f"[bold]Rescreen[/bold] {r['run_id']} ({r['input']}): entered {r['verified']} → "
+            + " → ".join(f"{s} {n}" for s, n in r["screens"].items())
+            + (f" → solved {r['solved']}" if r["tool_gate"] else "")
+        )
     console.print(
         f"Proposed letters: {a.letter_distribution}   value ranks: {a.value_rank_distribution}   "
         f"middle-value heuristic: {a.middle_heuristic_success}"

@@ -6,6 +6,8 @@
 - value-rank distribution of the proposed answers and the middle-value heuristic's
   expected success rate;
 - exact duplicates, token-Jaccard clusters (>= 0.7) and the largest cluster's share;
+- the in-loop funnel of the generation runs (the paper's Figure 2) apart from each
+  post-generation rescreen's funnel (Table 4); the surviving pool reflects both;
 - family concentration (over all candidates and over the surviving pool);
 - agreement between screens (2x2 tables);
 - time and tokens per gate (agent-hours, as the paper's Table 2);
@@ -86,6 +88,8 @@ class Audit(BaseModel):
     pool_top_family_share: float | None = None
     pool_largest_cluster_size: int = 0
     pool_largest_cluster_share: float | None = None
+    # `funnel` holds the generation runs' in-loop outcomes; each rescreen run's is here
+    rescreens: list[dict[str, Any]] = Field(default_factory=list)
     agreement: list[dict[str, Any]]
     cost: list[dict[str, Any]]
     funnel: dict[str, Any]
@@ -138,8 +142,9 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
-    funnel = db_funnel(store, latest, screen_names, cands)
-    pool = [cands[c] for c in funnel.pop("pool_ids")]
+    funnel = _in_loop_funnel(store, latest, screen_names, cands)
+    pool_ids = db_funnel(store, latest, screen_names, cands)["pool_ids"]
+    pool = [cands[c] for c in pool_ids]
     pool_families = Counter((c.family or "(none)") for c in pool)
     pool_groups = _jaccard_groups([token_sets[c.id] for c in pool])
     return Audit(
@@ -167,6 +172,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         else None,
         pool_largest_cluster_size=len(pool_groups[0]) if pool_groups else 0,
         pool_largest_cluster_share=_share(len(pool_groups[0]), len(pool)) if pool_groups else None,
+        rescreens=_rescreens(store),
         agreement=_agreement(screen_names, latest, verified_ids),
         cost=cost_by_gate(store),
         funnel=funnel,
@@ -183,7 +189,11 @@ def _pool_and_gate_audits(
     pool: list[CandidateRecord],
 ) -> dict[str, Any]:
     """The pool's letters and value ranks, conflicts, rejections and solver transfer."""
-    attempts = store.query("SELECT candidate_id, status, reason FROM attempts ORDER BY id")
+    # generation rounds only: a rescreen's rows are not rejections of generated candidates
+    attempts = store.query(
+        "SELECT candidate_id, status, reason FROM attempts"
+        " WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate') ORDER BY id"
+    )
     return {
         "pool_letter_distribution": letter_counts(pool),
         "pool_value_rank_distribution": rank_counts(value_rank(c.options, c.answer) for c in pool),
@@ -389,7 +399,7 @@ _ROLE_OF_GATE = {"screen": "screen", "solve": "solver"}
 def cost_by_gate(store: Any) -> list[dict[str, Any]]:
     """Seconds (and agent-hours), calls, tokens and cost per gate and per model role.
 
-    Generation time is the attempts' wall time; a gate's time is the sum of its results'
+    Generation time is the generator's own working time; a gate's time is the sum of its results'
     seconds. Model calls are matched to a gate by role and spec; calls that match no gate
     (other roles, other specs) get rows of their own so no token is left out.
     """
@@ -408,8 +418,11 @@ def cost_by_gate(store: Any) -> list[dict[str, Any]]:
     }
     used: set[tuple[str, str]] = set()
     out = []
+    # The generator's own time (gen_seconds) in the generation runs, never the round's
+    # wall time (queueing and later gates) nor rescreen rows.
     gen = store.query(
-        "SELECT COUNT(*) AS n, SUM(seconds) AS seconds FROM attempts WHERE status != 'error'"
+        "SELECT COUNT(*) AS n, SUM(gen_seconds) AS seconds FROM attempts"
+        " WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate')"
     )[0]
     gen_keys = [k for k in calls if k[0] == "generator"]
     used.update(gen_keys)
@@ -449,6 +462,35 @@ def _cost_row(gate: str, spec: str, n: int, seconds: float, calls: list[dict]) -
     }
 
 
+def _rescreens(store: Any) -> list[dict[str, Any]]:
+    """One funnel per post-generation rescreen run (the paper's Table 4)."""
+    from scigate.gate._funnel import rescreen_funnels
+
+    return rescreen_funnels(store)
+
+
+def _in_loop_funnel(
+    store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+) -> dict[str, Any]:
+    """`db_funnel` over the generation runs' own gate results and screens (no rescreen)."""
+    other = store.query(
+        "SELECT COUNT(*) AS n FROM gate_results WHERE run_id NOT IN"
+        " (SELECT id FROM runs WHERE kind = 'gate')"
+    )[0]["n"]
+    if other:
+        gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
+        latest = latest_results(store, [g for g in gate_rows(store) if g["run_id"] in gate_runs])
+    in_loop = {
+        s
+        for r in store.runs()
+        if r["kind"] == "gate"
+        for s in (r.get("config") or {}).get("screens") or []
+    }
+    funnel = db_funnel(store, latest, [s for s in screens if s in in_loop], cands)
+    funnel.pop("pool_ids")
+    return funnel
+
+
 def db_funnel(
     store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
 ) -> dict[str, Any]:
@@ -470,12 +512,15 @@ def db_funnel(
     final = solved if any_solve else alive
     pool = dedupe_by_question(final, cands)
     counts = store.query(
-        "SELECT COUNT(*) AS n, SUM(status = 'generator-failed') AS failed FROM attempts"
+        "SELECT COUNT(*) AS n, SUM(status = 'generator-failed') AS failed,"
+        " SUM(status = 'rejected-duplicate') AS near FROM attempts"
+        " WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate')"  # rounds, not rescreens
     )[0]
     failed_gen = counts["failed"] or 0
     return {
         "attempts": max(counts["n"] or 0, len(cands) + failed_gen),
         "generator_failed": failed_gen,
+        "near_duplicates": counts["near"] or 0,
         "generated": len(cands),
         "verified": len(verified),
         "screens": per_screen,

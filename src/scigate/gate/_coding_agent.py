@@ -95,7 +95,8 @@ class Episode(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     cost: float | None = None
     model_calls: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # working time: wall time less the model calls' queueing
+    queued_seconds: float = 0.0  # waits for a free endpoint slot (not work)
     messages: list[dict[str, Any]] = Field(default_factory=list)
 
 
@@ -124,7 +125,7 @@ async def run_episode(
     def finish(reason: str, answer: str | None = None) -> Episode:
         ep.reason = reason
         ep.answer = answer
-        ep.seconds = round(time.monotonic() - started, 3)
+        ep.seconds = round(max(0.0, time.monotonic() - started - ep.queued_seconds), 3)
         ep.cost = None if any(c is None for c in costs) or not costs else round(sum(costs), 6)  # type: ignore[arg-type]
         return ep
 
@@ -145,6 +146,7 @@ async def run_episode(
         except Exception as exc:
             return finish(f"model error: {type(exc).__name__}: {exc}")
         ep.model_calls += 1
+        ep.queued_seconds += getattr(out, "queued", 0.0)
         ep.usage = ep.usage + out.usage
         costs.append(out.cost)
         messages.append(out.message())

@@ -448,6 +448,7 @@ def _datasheet(
         f"- solved by the tool agent: {a.funnel['solved'] if a.funnel['solved'] is not None else 'not run'}",
         f"- unique: {a.funnel['unique']}",
         "",
+        *_rescreen_lines(a.rescreens),
         "## Protocol conditions",
         "",
         "Acceptance is relative to these conditions: another model, budget or presentation "
@@ -525,3 +526,15 @@ def _environment_line(store: Any, run_id: str) -> str:
         f"scigate {env.get('scigate')}, Python {env.get('python')}, "
         f"DOLFINx {pkgs.get('dolfinx-solver-real', 'not installed')}, isolation {iso}"
     )
+
+
+def _rescreen_lines(rescreens: list[dict[str, Any]]) -> list[str]:
+    """The datasheet's post-generation rescreens, apart from the in-loop funnel above."""
+    if not rescreens:
+        return []
+    lines = ["## Post-generation rescreens", ""]
+    for r in rescreens:
+        passed = ", ".join(f"passed {s}: {n}" for s, n in r["screens"].items())
+        solved = f", solved: {r['solved']}" if r.get("solver") else ""
+        lines.append(f"- run `{r['run_id']}` on {r['input']}: {passed}{solved}")
+    return [*lines, ""]

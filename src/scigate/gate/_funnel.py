@@ -1,4 +1,8 @@
-"""The funnel of a ToolGate run: counts along the gates, in order, from the database."""
+"""The funnel of a ToolGate run: counts along the gates, in order, from the database.
+
+A generation run's funnel holds its in-loop outcomes only (the paper's Figure 2); each
+rescreen run has a funnel of its own (Table 4), listed by `rescreen_funnels`.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ class Funnel(BaseModel):
 
     generated: int = 0
     generator_failed: int = 0
+    near_duplicates: int = 0  # rejected before gate 1: nearly repeats a surviving question
     verified: int = 0
     screens: dict[str, int] = Field(default_factory=dict)
     solved: int = 0
@@ -24,7 +29,10 @@ class Funnel(BaseModel):
 
     def line(self) -> str:
         """One line for the progress bar."""
-        parts = [f"gen {self.generated}", f"verified {self.verified}"]
+        parts = [f"gen {self.generated}"]
+        if self.near_duplicates:
+            parts.append(f"near-dup {self.near_duplicates}")
+        parts.append(f"verified {self.verified}")
         parts += [f"{_short(s)} {n}" for s, n in self.screens.items()]
         if self.tool_gate:
             parts.append(f"solved {self.solved}")
@@ -51,6 +59,9 @@ def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: boo
                 f.generator_failed += 1
             continue
         f.generated += 1
+        if a["status"] == "rejected-duplicate":
+            f.near_duplicates += 1
+            continue
         out = by_cand.get(cid, {})
         if out.get(("verify", "")) != "pass":
             continue
@@ -89,8 +100,35 @@ def funnel_of_run_rescreen(store: Any, run_id: str, screens: list[str], verified
     return f
 
 
+def rescreen_funnels(store: Any) -> list[dict[str, Any]]:
+    """One funnel per rescreen run (post-generation, apart from the in-loop funnel)."""
+    out = []
+    for run in store.runs():
+        if run["kind"] != "rescreen":
+            continue
+        cfg = run.get("config") or {}
+        screens = list(cfg.get("screens") or [])
+        entered = _AssumeVerified(store).attempts(run["id"])
+        f = funnel_of_run_rescreen(store, run["id"], screens, len(entered))
+        f.tool_gate = bool(cfg.get("solver") or cfg.get("solver_cmd"))
+        out.append(
+            {
+                "run_id": run["id"],
+                "status": run["status"],
+                "input": "all verified" if cfg.get("all_verified") else "screen survivors",
+                "solver": cfg.get("solver") or cfg.get("solver_cmd"),
+                **f.model_dump(),
+            }
+        )
+    return out
+
+
 class _AssumeVerified:
-    """A store view in which every candidate of the run counts as verified."""
+    """A store view in which every candidate of the run counts as verified.
+
+    A candidate with results in the run but no attempt row yet (a rescreen still going,
+    or one written by other tools) counts too, with the status its results give.
+    """
 
     def __init__(self, store: Any):
         self._store = store
@@ -98,9 +136,23 @@ class _AssumeVerified:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
+    def attempts(self, run_id: str) -> list[dict[str, Any]]:
+        rows = self._store.attempts(run_id)
+        have = {a["candidate_id"] for a in rows}
+        outcomes: dict[str, list[tuple[str, str]]] = {}
+        for g in self._store.gate_results(run_id=run_id):
+            if g["candidate_id"] not in have:
+                outcomes.setdefault(g["candidate_id"], []).append((g["gate"], g["outcome"]))
+        for cid, outs in outcomes.items():
+            solved = ("solve", "pass") in outs
+            screened = all(o == "pass" for g, o in outs if g == "screen")
+            status = "accepted" if solved else "screened" if screened else "rejected-screen"
+            rows.append({"candidate_id": cid, "status": status})
+        return rows
+
     def gate_results(self, *, run_id: str) -> list[dict[str, Any]]:
         rows = self._store.gate_results(run_id=run_id)
-        cands = {a["candidate_id"] for a in self._store.attempts(run_id) if a.get("candidate_id")}
+        cands = {a["candidate_id"] for a in self.attempts(run_id) if a.get("candidate_id")}
         return rows + [
             {"candidate_id": c, "gate": "verify", "screen": "", "outcome": "pass"} for c in cands
         ]

@@ -1,16 +1,20 @@
 """Candidate generators: an LLM agent in a domain workspace, or computed templates.
 
 The LLM generator's prompt holds the domain guide, the seed items, outcome counts, the
-20 most recent records and a summary of repeated local-verification failures that asks
-it to change approach. It writes a candidate directory in its workspace; its own runs
-are not evidence (gate 1 re-verifies the saved solution).
+20 most recent records (including the finished gates of rounds still in flight), the
+run's counts of proposed letters and value ranks with a request for balance, and a
+summary of repeated local-verification failures that asks it to change approach. It
+writes a candidate directory in its workspace; its own runs are not evidence (gate 1
+re-verifies the saved solution).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import shutil
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,10 +22,13 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from scigate.errors import BadInput
-from scigate.gate._candidate import Candidate, load_candidate
+from scigate.gate._candidate import LETTERS, Candidate, load_candidate
 from scigate.gate._coding_agent import AgentLimits, run_episode
+from scigate.gate._values import value_rank
 
 RECENT_RECORDS = 20
+#: Status of a round whose candidate is still in later gates (its finished gates are listed).
+IN_PROGRESS = "in-progress"
 
 
 class Generated(BaseModel):
@@ -29,16 +36,20 @@ class Generated(BaseModel):
 
     candidate: Candidate | None = None
     reason: str = ""
-    seconds: float = 0.0
+    seconds: float = 0.0  # the generator's own working time (no queueing)
     input_tokens: int = 0
     output_tokens: int = 0
     model_calls: int = 0
+    seeds: list[str] = []  # the seed items shown in the prompt
 
 
 class Generator(Protocol):
     """Produces one candidate per round."""
 
     name: str
+    #: True when the prompt uses the feedback: the loop then starts a round's generation
+    #: only after the previous round's gate 1 has finished.
+    uses_feedback: bool
 
     async def generate(self, round_index: int, feedback: Feedback) -> Generated: ...
 
@@ -49,6 +60,8 @@ class Feedback(BaseModel):
     counts: dict[str, int] = {}
     recent: list[dict[str, Any]] = []
     repeated_failures: list[tuple[str, int]] = []
+    letters: dict[str, int] = {}  # proposed answer letters so far
+    ranks: dict[int, int] = {}  # value rank of the proposal among numeric options (1 = smallest)
 
     def render(self) -> str:
         """The feedback section of the generator's prompt."""
@@ -62,6 +75,7 @@ class Feedback(BaseModel):
             for r in self.recent:
                 family = f" [{r['family']}]" if r.get("family") else ""
                 lines.append(f"- round {r['round']}{family}: {r['status']}: {r['reason'][:240]}")
+        lines += self._balance()
         if self.repeated_failures:
             lines.append("\n## Repeated local-verification failures")
             for reason, n in self.repeated_failures:
@@ -73,6 +87,24 @@ class Feedback(BaseModel):
             )
         return "\n".join(lines)
 
+    def _balance(self) -> list[str]:
+        if not self.letters:
+            return []
+        letters = ", ".join(f"{k} {self.letters.get(k, 0)}" for k in LETTERS)
+        ranks = ", ".join(f"{_ordinal(k)} {self.ranks.get(k, 0)}" for k in range(1, 5))
+        return [
+            "\n## Answer balance so far",
+            f"Proposed answer letters: {letters}.",
+            f"Value rank of the proposed answer among numeric options (1st = smallest): {ranks}.",
+            "Keep both balanced: give the correct answer the letter and the value rank that "
+            "are least used so far, and compute distractors both above and below it, so "
+            "that neither the letter nor the middle-value heuristic reveals the answer.",
+        ]
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
 
 def failure_key(reason: str) -> str:
     """Group verification failures that share a cause (numbers and paths removed)."""
@@ -82,8 +114,20 @@ def failure_key(reason: str) -> str:
 
 
 def build_feedback(store: Any, run_id: str) -> Feedback:
-    """Outcome counts, recent records and repeated verification failures of a run."""
-    attempts = sorted(store.attempts(run_id), key=lambda a: a["round"], reverse=True)
+    """Outcome counts, recent records, letter and value-rank balance and repeated
+    verification failures of a run.
+
+    A round still in flight (generated, no attempt row yet) appears with the outcomes
+    of the gates it has finished, so the generator sees every finished gate.
+    """
+    finished = store.attempts(run_id)
+    done = {a["round"] for a in finished}
+    generated = _generated_rounds(store, run_id)
+    attempts = finished + [
+        _in_flight(store, run_id, r, cid) for r, cid in generated if r not in done
+    ]
+    attempts = [a for a in attempts if a is not None]
+    attempts.sort(key=lambda a: a["round"], reverse=True)
     counts = Counter(a["status"] for a in attempts)
     families: dict[str, str | None] = {}
     for a in attempts[:RECENT_RECORDS]:
@@ -106,7 +150,65 @@ def build_feedback(store: Any, run_id: str) -> Feedback:
         if a["status"] in ("rejected-verify", "generator-failed")
     )
     repeated = [(k, n) for k, n in verify_failures.most_common(5) if n >= 2]
-    return Feedback(counts=dict(counts), recent=recent, repeated_failures=repeated)
+    letters, ranks = _balance_counts(store, run_id, [cid for _, cid in generated])
+    return Feedback(
+        counts=dict(counts),
+        recent=recent,
+        repeated_failures=repeated,
+        letters=letters,
+        ranks=ranks,
+    )
+
+
+def _generated_rounds(store: Any, run_id: str) -> list[tuple[int, str]]:
+    """(round, candidate id) of every round of the run that produced a candidate."""
+    rounds: dict[int, str] = {}
+    for event in store.events(run_id, kind="generated"):
+        r, cid = event["data"].get("round"), event["data"].get("candidate_id")
+        if isinstance(r, int) and cid:
+            rounds.setdefault(r, cid)
+    return sorted(rounds.items())
+
+
+def _in_flight(store: Any, run_id: str, r: int, cid: str) -> dict[str, Any] | None:
+    """A round still in its gates, as a record of the gates it has finished (None: none yet)."""
+    results = store.gate_results(run_id=run_id, candidate_id=cid)
+    if not results:
+        return None
+    gates = "; ".join(
+        f"{g['gate']}{' ' + g['screen'] if g['screen'] else ''}: {g['outcome']}"
+        + (f" ({g['reason']})" if g["outcome"] != "pass" and g["reason"] else "")
+        for g in results
+    )
+    return {
+        "round": r,
+        "candidate_id": cid,
+        "status": IN_PROGRESS,
+        "reason": f"later gates still running; finished: {gates}",
+    }
+
+
+def _balance_counts(
+    store: Any, run_id: str, cids: list[str]
+) -> tuple[dict[str, int], dict[int, int]]:
+    """Counts of the proposed letters and value ranks over the run's rounds (one query)."""
+    rows = store.query(
+        "SELECT id, answer, options FROM candidates WHERE id IN (SELECT json_extract(data,"
+        " '$.candidate_id') FROM events WHERE run_id = ? AND kind = 'generated')",
+        (run_id,),
+    )
+    records = {r["id"]: r for r in rows}
+    letters: Counter[str] = Counter()
+    ranks: Counter[int] = Counter()
+    for cid in cids:
+        rec = records.get(cid)
+        if rec is None or rec["answer"] not in rec["options"]:
+            continue
+        letters[rec["answer"]] += 1
+        rank = value_rank(rec["options"], rec["answer"])
+        if rank is not None:
+            ranks[rank] += 1
+    return dict(letters), dict(ranks)
 
 
 GENERATOR_SYSTEM = """You write benchmark items for tool-dependent scientific evaluation in the \
@@ -130,7 +232,13 @@ When the files are written, call submit with the answer "done"."""
 
 
 class LLMGenerator:
-    """An LLM agent with run_python, run_bash and submit that writes one candidate per round."""
+    """An LLM agent with run_python, run_bash and submit that writes one candidate per round.
+
+    The prompt holds `seeds_in_prompt` of the domain's expert seed items: the first ones,
+    or with `rotate_seeds` a window that moves through a `seed`-shuffled order each round.
+    """
+
+    uses_feedback = True
 
     def __init__(
         self,
@@ -141,6 +249,8 @@ class LLMGenerator:
         run_id: str | None = None,
         limits: AgentLimits | None = None,
         seeds_in_prompt: int = 5,
+        rotate_seeds: bool = False,
+        seed: int = 0,
     ):
         from scigate.llm import get_model
 
@@ -152,7 +262,26 @@ class LLMGenerator:
         self._get_model = get_model
         get_model(spec)  # fail fast on a bad spec
         self.system = GENERATOR_SYSTEM.format(domain=domain.name, guide=domain.guide())
-        self.seed_text = render_seeds(domain.seed_dirs()[:seeds_in_prompt])
+        self.seed_dirs = domain.seed_dirs()
+        if seeds_in_prompt > len(self.seed_dirs):
+            raise BadInput(
+                f"--seeds-in-prompt {seeds_in_prompt}: the {domain.name} domain has "
+                f"{len(self.seed_dirs)} seed items"
+            )
+        self.seeds_in_prompt = seeds_in_prompt
+        self.rotate_seeds = rotate_seeds
+        self.seed = seed
+
+    def seeds_for_round(self, round_index: int) -> list[Path]:
+        """The seed items shown in round `round_index` (deterministic in seed and round)."""
+        picked = seed_selection(
+            len(self.seed_dirs),
+            self.seeds_in_prompt,
+            round_index=round_index,
+            seed=self.seed,
+            rotate=self.rotate_seeds,
+        )
+        return [self.seed_dirs[i] for i in picked]
 
     async def generate(self, round_index: int, feedback: Feedback) -> Generated:
         """Run one generator episode and read the candidate it wrote."""
@@ -162,11 +291,12 @@ class LLMGenerator:
         if self.store is not None:
             recorder = self.store.recorder(run_id=self.run_id, role="generator")
         model = self._get_model(self.name, recorder=recorder)
+        seeds = self.seeds_for_round(round_index)
+        seed_text = await asyncio.to_thread(render_seeds, seeds) if seeds else ""
         workspace = sandbox.fresh_workspace()
-        user = (
-            f"{self.seed_text}\n\n{feedback.render()}\n\n"
-            f"This is round {round_index}. Write a new candidate now."
-        )
+        parts = [seed_text] if seed_text else []
+        parts += [feedback.render(), f"This is round {round_index}. Write a new candidate now."]
+        user = "\n\n".join(parts)
         try:
             episode = await run_episode(
                 model, workspace=workspace, system=self.system, user=user, limits=self.limits
@@ -176,6 +306,7 @@ class LLMGenerator:
                 "output_tokens": episode.usage.output_tokens,
                 "model_calls": episode.model_calls,
                 "seconds": episode.seconds,
+                "seeds": [d.name for d in seeds],
             }
             cdir = workspace / "candidate"
             if not cdir.is_dir():
@@ -191,6 +322,23 @@ class LLMGenerator:
             return Generated(candidate=cand, reason=episode.reason, **usage)
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
+
+
+def seed_selection(
+    available: int, n: int, *, round_index: int, seed: int, rotate: bool
+) -> list[int]:
+    """Indices of the `n` seed items for a round: the first `n`, or with `rotate` a window
+    of `n` that advances by `n` each round through a `seed`-shuffled order (every seed
+    item is shown before any is shown twice)."""
+    if n <= 0 or available <= 0:
+        return []
+    n = min(n, available)
+    if not rotate:
+        return list(range(n))
+    order = list(range(available))
+    random.Random(f"seeds:{seed}").shuffle(order)
+    start = (round_index * n) % available
+    return [order[(start + i) % available] for i in range(n)]
 
 
 def render_seeds(seed_dirs: list[Path]) -> str:
@@ -219,6 +367,7 @@ class TemplateCandidates:
         self.domain = domain
         self.seed = seed
         self.name = "templates"
+        self.uses_feedback = False  # computed families: the feedback does not change them
         self._families = families
         self._workers = max(1, workers)
         self._pool: asyncio.Queue[Any] | None = None
@@ -227,22 +376,23 @@ class TemplateCandidates:
     def _new_generator(self) -> Any:
         return self.domain.template_generator(self.seed, families=self._families)
 
-    async def _acquire(self) -> Any:
+    async def _acquire(self) -> tuple[Any, float]:
+        """A free worker, and the seconds spent starting it (waiting for one is not work)."""
         if self._pool is None:
             self._pool = asyncio.Queue()
         if self._pool.empty() and self._made < self._workers:
             self._made += 1
-            return await asyncio.to_thread(self._new_generator)
-        return await self._pool.get()
+            t0 = time.perf_counter()
+            gen = await asyncio.to_thread(self._new_generator)
+            return gen, time.perf_counter() - t0
+        return await self._pool.get(), 0.0
 
     async def generate(self, round_index: int, feedback: Feedback) -> Generated:
         """Generate the round's candidate from the templates (deterministic in seed and round)."""
-        import time
-
         from scigate._tmp import scigate_mkdtemp
 
-        t0 = time.perf_counter()
-        gen = await self._acquire()
+        gen, startup = await self._acquire()
+        t0 = time.perf_counter() - startup  # the worker's own time, not the wait for it
         tmp = scigate_mkdtemp("tpl")
         try:
             out = await asyncio.to_thread(gen.generate, round_index, tmp / "candidate")

@@ -5,8 +5,16 @@ then the tool-enabled solver). Every attempt and every rejection is appended to 
 database; a killed run resumes with `resume=True` without losing or duplicating records:
 candidates and gate results are idempotent writes, a round's attempt row is written last,
 and a round whose candidate was already generated is continued, not regenerated.
-`rescreen` applies new screens (and the tool gate) to the verified candidates already in
-a database, as the paper's post-generation audit does.
+`rescreen` applies new screens (and the tool gate) to the candidates already in a
+database that survived the earlier screens (or, with `all_verified`, to every verified
+one), as the paper's post-generation audit does; its rows are its own run, never part of
+the generation funnel or the generator's feedback.
+
+A generator that reads feedback starts round r+1 only after round r's gate 1 has
+finished, so every prompt holds the outcome of every earlier round's finished gates
+(screens and solving may still overlap). A candidate whose question nearly repeats a
+surviving one is rejected before gate 1 (`_novelty`). An attempt's `gen_seconds` is
+the generator's own working time; every gate records its own time.
 """
 
 from __future__ import annotations
@@ -24,7 +32,14 @@ from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
 from scigate.gate._environment import run_environment
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
-from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
+from scigate.gate._generator import (
+    Feedback,
+    Generator,
+    LLMGenerator,
+    TemplateCandidates,
+    build_feedback,
+)
+from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._solve import solve_with_command, solve_with_model
@@ -51,6 +66,10 @@ class LoopConfig(BaseModel):
     concurrency: int = 4
     fem_workers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     families: list[str] | None = None
+    seeds_in_prompt: int = 5  # the paper's five expert seeds
+    rotate_seeds: bool = False
+    near_duplicate: float = NEAR_DUPLICATE_JACCARD  # 0: no near-duplicate rejection
+    all_verified: bool = False  # rescreen: every verified candidate, not only the survivors
 
     @property
     def has_solver(self) -> bool:
@@ -71,6 +90,10 @@ class LoopConfig(BaseModel):
             raise BadInput("give at most one of --solver and --solver-cmd")
         if len(set(self.screens)) != len(self.screens):
             raise BadInput("the same --screen is given twice")
+        if self.seeds_in_prompt < 0:
+            raise BadInput("--seeds-in-prompt must be 0 or more")
+        if not 0 <= self.near_duplicate <= 1:
+            raise BadInput("--near-duplicate must be a Jaccard similarity in [0, 1] (0: off)")
 
     def validate(self) -> None:
         """`check`, plus the domain resolves and every model spec is usable: well formed,
@@ -85,6 +108,11 @@ class LoopConfig(BaseModel):
             domain.template_generator(self.seed, families=self.families)  # checks the names
         if self.generator not in ("templates", "rescreen"):
             check_spec(self.generator)
+            if self.seeds_in_prompt > len(domain.seed_dirs()):
+                raise BadInput(
+                    f"--seeds-in-prompt {self.seeds_in_prompt}: the {domain.name} domain has "
+                    f"{len(domain.seed_dirs())} seed items"
+                )
         for s in self.screens:
             if not s.startswith("cue/"):
                 check_spec(s)
@@ -122,6 +150,18 @@ class _Context:
         self.total = total
         self.done = 0
         self.progress = progress
+        self.gate1: dict[int, asyncio.Event] = {}  # set when a round's gate 1 has finished
+        self.question_tokens: dict[str, frozenset[str]] = {}  # near-duplicate check's cache
+
+    async def previous_gate1(self, r: int) -> None:
+        """Wait until round r - 1 of this loop has finished gate 1 (or ended earlier)."""
+        event = self.gate1.get(r - 1)
+        if event is not None:
+            await event.wait()
+
+    def gate1_finished(self, r: int | None) -> None:
+        if r is not None and r in self.gate1:
+            self.gate1[r].set()
 
     def tick(self) -> None:
         self.done += 1
@@ -141,6 +181,9 @@ def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Gen
         store=store,
         run_id=run_id,
         limits=AgentLimits(wall_seconds=cfg.generator_time_limit, preload=domain.preload),
+        seeds_in_prompt=cfg.seeds_in_prompt,
+        rotate_seeds=cfg.rotate_seeds,
+        seed=cfg.seed,
     )
 
 
@@ -189,6 +232,8 @@ async def run_loop(
     ctx.funnel = funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
     ctx.done = len(done)
     generator = make_generator(cfg, ctx.domain, store, run_id)
+    if generator.uses_feedback:
+        ctx.gate1 = {r: asyncio.Event() for r in todo}
     try:
         await asyncio.gather(*(_guarded_round(ctx, generator, r) for r in todo))
     except BaseException:
@@ -199,6 +244,8 @@ async def run_loop(
 
 
 async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
+    # Before taking a slot: a round waiting for its predecessor never holds one.
+    await ctx.previous_gate1(r)
     async with ctx.rounds:
         t0 = time.perf_counter()
         try:
@@ -216,6 +263,8 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
                 seconds=time.perf_counter() - t0,
             )
             ctx.funnel.errors += 1
+        finally:
+            ctx.gate1_finished(r)  # a round that ended before gate 1 releases the next one
         ctx.funnel = funnel_of_run(
             ctx.store, ctx.run_id, ctx.cfg.screens, tool_gate=ctx.cfg.has_solver
         )
@@ -225,11 +274,14 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
 async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     store, run_id = ctx.store, ctx.run_id
     t0 = time.perf_counter()
-    cand = _already_generated(store, run_id, r)
-    gen_detail: dict[str, Any] = {}
+    cand, gen_detail = _already_generated(store, run_id, r)
     if cand is None:
         async with ctx.generation:
-            feedback = await asyncio.to_thread(build_feedback, store, run_id)
+            feedback = (
+                await asyncio.to_thread(build_feedback, store, run_id)
+                if generator.uses_feedback
+                else Feedback()
+            )
             if generator.name == "templates":
                 async with ctx.fem:
                     generated = await generator.generate(r, feedback)
@@ -245,14 +297,20 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
                 reason=generated.reason,
                 detail=gen_detail,
                 seconds=time.perf_counter() - t0,
+                gen_seconds=generated.seconds,
             )
             return
         cand = generated.candidate
         cid = _save_candidate(store, run_id, cand)
         store.add_event(run_id, "generated", {"round": r, "candidate_id": cid, **gen_detail})
-    status, reason, detail = await gate_candidate(ctx, cand)
+    gen_seconds = float(gen_detail.get("seconds") or 0.0)
+    dup = await _reject_near_duplicate(ctx, cand)
+    if dup is not None:
+        status, reason, detail = "rejected-duplicate", dup.reason(), dup.model_dump()
+    else:
+        status, reason, detail = await gate_candidate(ctx, cand, round_index=r)
     record = store.get_candidate(cand.id)
-    if record is not None and record.duplicate_of:
+    if dup is None and record is not None and record.duplicate_of:
         detail["duplicate_of"] = record.duplicate_of
         reason += f" (exact duplicate of {record.duplicate_of})"
     detail["generation"] = gen_detail
@@ -264,11 +322,48 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
         reason=reason,
         detail=detail,
         seconds=time.perf_counter() - t0,
+        gen_seconds=gen_seconds,
     )
 
 
-async def gate_candidate(ctx: _Context, cand: Candidate) -> tuple[str, str, dict[str, Any]]:
-    """Verify, screen and solve one candidate (reusing results already recorded)."""
+async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> NearDuplicate | None:
+    """Record and return the near duplicate that rejects `cand` before gate 1 (or None)."""
+    store, run_id = ctx.store, ctx.run_id
+    got = store.gate_result(run_id, cand.id, "duplicate")
+    if got is not None:  # decided before a resume
+        return None if got["outcome"] == "pass" else NearDuplicate.model_validate(got["detail"])
+    if store.gate_result(run_id, cand.id, "verify") is not None:
+        return None  # passed this check before a resume: it is not re-decided
+    t0 = time.perf_counter()
+    dup = await asyncio.to_thread(
+        near_duplicate,
+        store,
+        cand.question,
+        cand.options,
+        ctx.cfg.near_duplicate,
+        token_cache=ctx.question_tokens,
+    )
+    if dup is None:
+        return None
+    store.add_gate_result(
+        run_id,
+        cand.id,
+        "duplicate",
+        outcome="fail",
+        reason=dup.reason(),
+        detail=dup.model_dump(),
+        seconds=round(time.perf_counter() - t0, 3),
+    )
+    return dup
+
+
+async def gate_candidate(
+    ctx: _Context, cand: Candidate, *, round_index: int | None = None
+) -> tuple[str, str, dict[str, Any]]:
+    """Verify, screen and solve one candidate (reusing results already recorded).
+
+    When gate 1 has finished, round `round_index`'s successor may start generating.
+    """
     store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
     detail: dict[str, Any] = {"family": cand.meta.get("family")}
     verify = store.gate_result(run_id, cand.id, "verify")
@@ -285,6 +380,7 @@ async def gate_candidate(ctx: _Context, cand: Candidate) -> tuple[str, str, dict
             seconds=res.seconds,
         )
         verify = store.gate_result(run_id, cand.id, "verify")
+    ctx.gate1_finished(round_index)
     if verify["outcome"] != "pass":
         return "rejected-verify", verify["reason"], detail
     return await screen_and_solve(ctx, cand, detail)
@@ -380,14 +476,16 @@ def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
     return cid
 
 
-def _already_generated(store: Any, run_id: str, r: int) -> Candidate | None:
-    """The candidate a killed run generated for round `r` before it could finish the round."""
+def _already_generated(store: Any, run_id: str, r: int) -> tuple[Candidate | None, dict[str, Any]]:
+    """The candidate a killed run generated for round `r` before it could finish the
+    round, with the generation record (its time and usage)."""
     for event in reversed(store.events(run_id, kind="generated")):
         if event["data"].get("round") == r:
             rec = store.get_candidate(event["data"]["candidate_id"])
             if rec is not None:
-                return candidate_from_record(rec)
-    return None
+                gen = {k: v for k, v in event["data"].items() if k not in ("round", "candidate_id")}
+                return candidate_from_record(rec), gen
+    return None, {}
 
 
 def candidate_from_record(rec: Any) -> Candidate:
@@ -414,9 +512,11 @@ async def rescreen(
     solve_time_limit: float = 300.0,
     concurrency: int = 4,
     resume: bool = False,
+    all_verified: bool = False,
     progress: ProgressCallback | None = None,
 ) -> tuple[str, Funnel]:
-    """Apply screens (then the tool gate) to every verified candidate in the database."""
+    """Apply screens (then the tool gate) to the verified candidates that no earlier
+    screen solved, or with `all_verified` to every verified candidate in the database."""
     cfg = LoopConfig(
         domain=domain,
         generator="rescreen",
@@ -427,23 +527,33 @@ async def rescreen(
         seed=seed,
         solve_time_limit=solve_time_limit,
         concurrency=concurrency,
+        all_verified=all_verified,
     )
     cfg.validate()
-    verified = _verified_candidates(store)
-    if not verified:
-        raise BadInput(f"no verified candidates to rescreen in {store.path}")
-    cfg.rounds = len(verified)
     run = store.latest_run(kind="rescreen") if resume else None
     if run is not None:
         stored = run.get("config") or {}
         given = {"screens": screens, "solver": solver, "solver_cmd": solver_cmd}
-        if any(stored.get(k) != v for k, v in given.items()):
+        if any(stored.get(k) != v for k, v in given.items()) or bool(
+            stored.get("all_verified")
+        ) != bool(all_verified):
             raise BadInput(
                 f"--resume continues rescreen run {run['id']}, which used screens "
                 f"{stored.get('screens')} and solver "
-                f"{stored.get('solver') or stored.get('solver_cmd')}; give the same ones, "
-                "or leave out --resume to start a new rescreen"
+                f"{stored.get('solver') or stored.get('solver_cmd')}"
+                f"{' with --all' if stored.get('all_verified') else ''}; give the same "
+                "ones, or leave out --resume to start a new rescreen"
             )
+    # The input set is fixed by the results before this rescreen (its own are left out,
+    # so a resumed rescreen sees the same candidates in the same order).
+    verified = _verified_candidates(
+        store, survivors_only=not all_verified, before=run["id"] if run else None
+    )
+    if not verified:
+        what = "verified candidates" if all_verified else "survivors of the earlier screens"
+        raise BadInput(f"no {what} to rescreen in {store.path}")
+    cfg.rounds = len(verified)
+    if run is not None:
         run_id = run["id"]
         store.set_run_status(run_id, "running")
     else:
@@ -487,10 +597,23 @@ async def rescreen(
     return run_id, f
 
 
-def _verified_candidates(store: Any) -> list[Any]:
+def _verified_candidates(
+    store: Any, *, survivors_only: bool = False, before: str | None = None
+) -> list[Any]:
+    """Verified candidates; with `survivors_only` those that no screen has solved (latest
+    result per screen, leaving out the results of run `before`)."""
     rows = store.query(
         "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
     )
     ids = {r["candidate_id"] for r in rows}
+    if survivors_only:
+        solved = store.query(
+            "SELECT candidate_id FROM (SELECT candidate_id, outcome, ROW_NUMBER() OVER ("
+            " PARTITION BY candidate_id, screen ORDER BY created_at DESC, id DESC) AS rn"
+            " FROM gate_results WHERE gate = 'screen' AND run_id != ?)"
+            " WHERE rn = 1 AND outcome = 'fail'",
+            (before or "",),
+        )
+        ids -= {r["candidate_id"] for r in solved}
     recs = [r for r in store.candidates() if r.id in ids]
     return sorted(recs, key=lambda r: (r.created_at, r.id))

@@ -66,6 +66,7 @@ class ModelResponder:
             input_tokens=out.usage.input_tokens,
             output_tokens=out.usage.output_tokens,
             cost=out.cost,
+            queued=out.queued,
         )
 
 

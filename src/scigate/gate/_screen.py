@@ -115,6 +115,7 @@ class Reply(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    queued: float = 0.0  # seconds waiting for a free endpoint slot (not the screen's work)
 
 
 class Responder(Protocol):
@@ -181,7 +182,6 @@ async def run_screen(
         raise ValueError("a screen needs the proposed answer to grade against")
     proposed_value = candidate.options[candidate.answer]
     needed = calls // 2 + 1
-    started = time.perf_counter()
     records: list[ScreenCall] = []
     stopped_early = False
     correct = wrong = 0
@@ -208,7 +208,7 @@ async def run_screen(
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,
             cost=reply.cost,
-            seconds=round(time.perf_counter() - t0, 3),
+            seconds=round(max(0.0, time.perf_counter() - t0 - reply.queued), 3),
         )
         chosen = parse_choice(reply.text, shown)
         if chosen is not None:
@@ -229,5 +229,6 @@ async def run_screen(
         calls=records,
         early_stop=stopped_early,
         planned_calls=calls,
-        seconds=round(time.perf_counter() - started, 3),
+        # the calls' own time: the screen's work, not waits for an endpoint slot
+        seconds=round(sum(c.seconds for c in records), 3),
     )

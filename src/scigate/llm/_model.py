@@ -250,10 +250,13 @@ class Model(ABC):
 
         semaphore = endpoint_semaphore(self.endpoint(), layer.concurrency)
         attempts = 0
+        queued = 0.0
 
         async def attempt() -> ModelOutput:
-            nonlocal attempts
+            nonlocal attempts, queued
+            waiting = time.perf_counter()
             async with semaphore:
+                queued += time.perf_counter() - waiting
                 attempts += 1
                 async with asyncio.timeout(layer.timeout):
                     return await self._generate(messages, tools, sent, layer)
@@ -297,6 +300,7 @@ class Model(ABC):
             raise error from exc
 
         output.latency = time.perf_counter() - start
+        output.queued = round(queued, 6)
         output.cost = self._cost(output)
         await self._record(
             ModelCallRecord(

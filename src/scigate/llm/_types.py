@@ -51,6 +51,9 @@ class ModelOutput(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     latency: float = 0.0
+    # Seconds of `latency` spent waiting for a free slot of the endpoint's concurrency
+    # limit: queueing, not the call's own work (agent-hours leave it out).
+    queued: float = 0.0
     cost: float | None = None  # USD; None when the price is unknown (never 0 for unknown)
     stop_reason: str | None = None
     # Provider blocks that must travel back with this assistant turn (Anthropic thinking

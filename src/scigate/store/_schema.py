@@ -12,7 +12,7 @@ from __future__ import annotations
 APPLICATION_ID = 0x53475244
 
 #: The schema version this scigate writes; a database with a higher one is refused.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
 JSON_COLUMNS = frozenset(
@@ -231,7 +231,74 @@ FROM model_calls
 GROUP BY run_id, role, spec;
 """
 
+
+_V2 = """
+-- The generator's own working time per round, apart from the round's wall time (which
+-- includes queueing and the later gates); agent-hours of "generate" sum this column.
+ALTER TABLE attempts ADD COLUMN gen_seconds REAL NOT NULL DEFAULT 0;
+-- Older gate runs recorded the generator's time in the attempt's detail.
+UPDATE attempts SET gen_seconds = COALESCE(
+    json_extract(detail, '$.generation.seconds'), json_extract(detail, '$.seconds'), 0)
+WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate');
+
+DROP VIEW v_candidate_status;
+-- One row per candidate: its latest verify / screen / solve outcomes and a status
+-- (v2: a candidate rejected as a near duplicate before gate 1 is 'rejected-duplicate').
+CREATE VIEW v_candidate_status AS
+WITH latest AS (SELECT candidate_id, gate, screen, outcome, reason FROM v_gate_latest),
+v AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'verify'),
+d AS (SELECT candidate_id, outcome FROM latest WHERE gate = 'duplicate'),
+s AS (
+    SELECT candidate_id,
+           COUNT(*) AS screens_run,
+           SUM(outcome = 'pass') AS screens_passed,
+           SUM(outcome = 'fail') AS screens_failed,
+           SUM(outcome = 'error') AS screens_errored,
+           group_concat(CASE WHEN outcome = 'fail' THEN screen END, ' ') AS solved_by_screens
+    FROM latest WHERE gate = 'screen' GROUP BY candidate_id
+),
+so AS (
+    SELECT candidate_id,
+           CASE WHEN SUM(outcome = 'pass') > 0 THEN 'pass'
+                WHEN SUM(outcome = 'fail') > 0 THEN 'fail'
+                ELSE 'error' END AS outcome,
+           group_concat(reason, '; ') AS reason
+    FROM latest WHERE gate = 'solve' GROUP BY candidate_id
+),
+joined AS (
+    SELECT c.id AS candidate_id, c.run_id, c.family, c.generator, c.answer, c.question_key,
+           c.duplicate_of, c.created_at,
+           v.outcome AS verify, v.reason AS verify_reason,
+           COALESCE(s.screens_run, 0) AS screens_run,
+           COALESCE(s.screens_passed, 0) AS screens_passed,
+           CASE WHEN s.screens_failed > 0 THEN 'fail'
+                WHEN s.screens_errored > 0 THEN 'error'
+                WHEN s.screens_passed > 0 THEN 'pass' END AS screen,
+           s.solved_by_screens,
+           so.outcome AS solve, so.reason AS solve_reason,
+           d.outcome AS duplicate
+    FROM candidates c
+    LEFT JOIN v ON v.candidate_id = c.id
+    LEFT JOIN s ON s.candidate_id = c.id
+    LEFT JOIN so ON so.candidate_id = c.id
+    LEFT JOIN d ON d.candidate_id = c.id
+)
+SELECT *,
+       CASE WHEN verify IS NULL AND duplicate = 'fail' THEN 'rejected-duplicate'
+            WHEN verify IS NULL THEN 'pending'
+            WHEN verify = 'fail' THEN 'rejected-verify'
+            WHEN verify = 'error' THEN 'error-verify'
+            WHEN screen = 'fail' THEN 'rejected-screen'
+            WHEN screen = 'error' THEN 'error-screen'
+            WHEN solve IS NULL THEN 'pending'
+            WHEN solve = 'pass' THEN 'accepted'
+            WHEN solve = 'fail' THEN 'rejected-solve'
+            ELSE 'error-solve' END AS status
+FROM joined
+ORDER BY created_at, candidate_id;
+"""
+
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
-MIGRATIONS: dict[int, str] = {1: _V1}
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2}
 
 assert max(MIGRATIONS) == SCHEMA_VERSION

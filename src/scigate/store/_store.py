@@ -322,12 +322,16 @@ class Store:
         reason: str = "",
         detail: dict[str, Any] | None = None,
         seconds: float = 0.0,
+        gen_seconds: float = 0.0,
     ) -> bool:
-        """Record one generation attempt; False if (run_id, round) was already recorded."""
+        """Record one generation attempt; False if (run_id, round) was already recorded.
+
+        `seconds` is the round's wall time; `gen_seconds` the generator's own working time.
+        """
         with self._write(f"add attempt {run_id}/{round}") as conn:
             cur = conn.execute(
                 "INSERT INTO attempts (run_id, round, candidate_id, status, reason, detail,"
-                " seconds, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " seconds, gen_seconds, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (run_id, round) DO NOTHING",
                 (
                     run_id,
@@ -337,6 +341,7 @@ class Store:
                     reason,
                     dumps(detail or {}),
                     seconds,
+                    gen_seconds,
                     time.time(),
                 ),
             )

@@ -3,8 +3,10 @@
 Round 0 writes a good candidate, round 1 a broken one (two printed lines), round 2 the
 round-0 question with other options (an exact duplicate question), later rounds new
 good candidates. Every prompt it sees is appended to $SCIGATE_TEST_PROMPTS when set;
-$SCIGATE_TEST_SLOW makes rounds >= 2 take that many seconds; $SCIGATE_TEST_REPROPOSE
-makes round 1 repeat round 0's question and options with another proposal.
+$SCIGATE_TEST_SLOW makes rounds >= 2 take that many seconds; $SCIGATE_TEST_GEN_SLEEP
+makes every round's generation take that many seconds; $SCIGATE_TEST_REPROPOSE
+makes round 1 repeat round 0's question and options with another proposal;
+$SCIGATE_TEST_DISTINCT makes rounds >= 3 ask questions unlike each other's.
 """
 
 import json
@@ -43,6 +45,9 @@ def _files(round_index: int) -> dict:
     elif round_index >= 3:
         k = round_index + 2
         question = f"Compute 2/{k} rounded to exactly six decimal places."
+        if os.environ.get("SCIGATE_TEST_DISTINCT"):
+            words = ["alpha beta gamma", "delta epsilon zeta", "eta theta iota", "kappa mu nu"]
+            question = f"Item {words[round_index % 4]}: what is 2/{k} to six decimals?"
         vals = [2 / k, 1 / k, 3 / k, 4 / k]
         options = {letter: f"{v:.6f}" for letter, v in zip("BACD", vals, strict=True)}
         solution = f"print(f'{{2/{k}:.6f}}')\n"
@@ -69,6 +74,7 @@ def writes_candidates(messages, tools=None, **settings):
                 )
         if round_index >= 2 and os.environ.get("SCIGATE_TEST_SLOW"):
             time.sleep(float(os.environ["SCIGATE_TEST_SLOW"]))
+        time.sleep(float(os.environ.get("SCIGATE_TEST_GEN_SLEEP", "0")))
         code = "import os, json\nos.makedirs('candidate', exist_ok=True)\n"
         for name, text in _files(round_index).items():
             code += f"open('candidate/{name}', 'w').write({text!r})\n"

@@ -36,3 +36,19 @@ def picks_largest(messages, tools=None, **settings):
     shown = _shown(messages)
     letter = max(shown, key=lambda k: float(shown[k]))
     return f"The largest looks right.\nAnswer: {letter}"
+
+
+def slow_largest(messages, tools=None, **settings):
+    """`picks_largest` after sleeping $SCIGATE_TEST_SCREEN_SLEEP seconds (a known gate time)."""
+    import os
+    import time
+
+    time.sleep(float(os.environ.get("SCIGATE_TEST_SCREEN_SLEEP", "0")))
+    return picks_largest(messages, tools, **settings)
+
+
+def knows_value_else_largest(messages, tools=None, **settings):
+    """Knows 2/7 = 0.285714; otherwise picks the largest value (deterministic)."""
+    if "0.285714" in _shown(messages).values():
+        return knows_value(messages, tools, **settings)
+    return picks_largest(messages, tools, **settings)

@@ -1,0 +1,86 @@
+"""Near-duplicate rejection before the expensive gates (the paper's novelty penalty).
+
+A new candidate is compared with the *surviving history*: every candidate in the run
+database that passed gate 1 in a generation run and has failed no later in-loop gate so
+far (accepted items, and items still in their screens or tool gate, so two concurrent
+rounds cannot both slip through). Post-generation rescreens do not count: their results
+never reach the generation loop. A candidate with exactly the same question and options
+as a survivor is a re-proposal, not a near duplicate: it is gated, so the conflict
+between the two proposals is verified and recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from scigate.gate._similarity import jaccard, tokens
+from scigate.store import question_key
+
+#: Token Jaccard similarity at or above which a question is a near duplicate (the paper's).
+NEAR_DUPLICATE_JACCARD = 0.7
+
+_SURVIVORS = """
+WITH g AS (
+    SELECT g.candidate_id, g.gate, g.outcome FROM gate_results g
+    JOIN runs r ON r.id = g.run_id WHERE r.kind = 'gate'
+)
+SELECT c.id, c.question, c.options AS options_json FROM candidates c
+WHERE c.id IN (SELECT candidate_id FROM g WHERE gate = 'verify' AND outcome = 'pass')
+  AND c.id NOT IN (SELECT candidate_id FROM g WHERE gate != 'verify' AND outcome = 'fail')
+"""
+
+
+class NearDuplicate(BaseModel):
+    """The survivor a candidate nearly repeats."""
+
+    duplicate_of: str
+    jaccard: float
+    threshold: float
+
+    def reason(self) -> str:
+        """One line for the attempt and gate records."""
+        return (
+            f"near duplicate of surviving candidate {self.duplicate_of} "
+            f"(token Jaccard {self.jaccard:.2f} >= {self.threshold:g}); not verified"
+        )
+
+
+def near_duplicate(
+    store: Any,
+    question: str,
+    options: dict[str, str],
+    threshold: float,
+    *,
+    token_cache: dict[str, frozenset[str]] | None = None,
+) -> NearDuplicate | None:
+    """The most similar surviving candidate at Jaccard >= `threshold`, or None.
+
+    `threshold` 0 turns the check off. `token_cache` (candidate id -> token set) lets a
+    loop tokenize each stored question once instead of once per round.
+    """
+    if threshold <= 0:
+        return None
+    cache = token_cache if token_cache is not None else {}
+    mine, key = tokens(question), question_key(question)
+    best: tuple[float, str] | None = None  # the most similar, then the smallest id
+    for row in store.query(_SURVIVORS):
+        theirs = cache.get(row["id"])
+        if theirs is None:
+            theirs = cache[row["id"]] = tokens(row["question"])
+        if (
+            theirs == mine
+            and question_key(row["question"]) == key
+            and json.loads(row["options_json"]) == options
+        ):
+            continue  # a re-proposal of the same item: verified, never merged
+        sim = jaccard(mine, theirs)
+        if sim >= threshold and (
+            best is None or sim > best[0] or (sim == best[0] and row["id"] < best[1])
+        ):
+            best = (sim, row["id"])
+    if best is None:
+        return None
+    return NearDuplicate(duplicate_of=best[1], jaccard=round(best[0], 4), threshold=threshold)
