@@ -1,0 +1,329 @@
+"""Gate 1b: a printed answer must not change when the mesh is presented in another order
+(or, opt-in, when the script runs on two MPI ranks)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scigate.domains import SemanticCheck, get_domain
+from scigate.domains.fenicsx import FenicsxDomain
+from scigate.gate import invariance, verify
+from scigate.gate._invariance import judge_check
+from scigate.gate._values import same_value
+from scigate.sandbox import SandboxResult
+
+from .conftest import write_candidate
+
+FENICSX = Path(FenicsxDomain().seed_dirs()[0]).parent.parent
+
+# P2 Poisson solve on a 16x16 mesh; the question asks for u at the mesh vertex (0.25, 0.625).
+_SOLVE = """\
+import dolfinx_solver  # noqa: F401
+import numpy as np
+import ufl
+from dolfinx import fem, geometry, mesh
+from dolfinx.fem.petsc import LinearProblem
+from mpi4py import MPI
+
+msh = mesh.create_unit_square(MPI.COMM_WORLD, 16, 16)
+V = fem.functionspace(msh, ("Lagrange", 2))
+facets = mesh.locate_entities_boundary(msh, 1, lambda x: np.full(x.shape[1], True))
+bc = fem.dirichletbc(0.0, fem.locate_dofs_topological(V, 1, facets), V)
+u, v = ufl.TrialFunction(V), ufl.TestFunction(V)
+x = ufl.SpatialCoordinate(msh)
+uh = LinearProblem(
+    ufl.inner(ufl.grad(u), ufl.grad(v)) * ufl.dx,
+    (1 + 4 * x[0] * x[1]) * v * ufl.dx,
+    bcs=[bc],
+    petsc_options_prefix="layout_",
+    petsc_options={"ksp_type": "preonly", "pc_type": "lu"},
+).solve()
+point = np.array([0.25, 0.625])
+"""
+# The paper's defect: the index of the nearest mesh vertex (geometry numbering) is used
+# to read the P2 dof array (dof numbering).
+LAYOUT_DEFECT = (
+    _SOLVE
+    + "i = int(np.argmin(np.linalg.norm(msh.geometry.x[:, :2] - point, axis=1)))\n"
+    + 'print(f"{uh.x.array[i]:.6f}")\n'
+)
+BY_DOF_COORDINATES = (
+    _SOLVE
+    + "dofs = V.tabulate_dof_coordinates()[:, :2]\n"
+    + "i = int(np.argmin(np.linalg.norm(dofs - point, axis=1)))\n"
+    + 'print(f"{uh.x.array[i]:.6f}")\n'
+)
+BY_POINT_EVALUATION = (
+    _SOLVE
+    + "p = np.array([[0.25, 0.625, 0.0]])\n"
+    + "tree = geometry.bb_tree(msh, msh.topology.dim)\n"
+    + "hits = geometry.compute_colliding_cells(msh, geometry.compute_collisions_points(tree, p), p)\n"
+    + 'print(f"{uh.eval(p, hits.links(0)[:1])[0]:.6f}")\n'
+)
+# u at the point is 0.099804; the defect reads 0.067134 from the unperturbed layout
+OPTIONS = {"A": "0.014270", "B": "0.067134", "C": "0.099804", "D": "0.120331"}
+QUESTION = (
+    "For -div(grad u) = 1 + 4xy on the unit square with u = 0 on the boundary, solved with "
+    "P2 Lagrange elements on a 16x16 right-diagonal triangular mesh, what is u at "
+    "(0.25, 0.625)? Give six decimal places."
+)
+
+# An integral over the mesh, summed over ranks (correct on any number of ranks), and the
+# same without the sum (each rank prints its own part).
+_INTEGRAL = """\
+import dolfinx_solver  # noqa: F401
+import ufl
+from dolfinx import fem, mesh
+from mpi4py import MPI
+
+msh = mesh.create_unit_square(MPI.COMM_WORLD, 12, 12)
+x = ufl.SpatialCoordinate(msh)
+local = fem.assemble_scalar(fem.form((x[0] ** 2 + x[1]) * ufl.dx))
+"""
+RANK_SUMMED = _INTEGRAL + 'print(f"{msh.comm.allreduce(local, op=MPI.SUM):.6f}")\n'
+RANK_LOCAL = _INTEGRAL + 'print(f"{local:.6f}")\n'
+INTEGRAL_OPTIONS = {"A": "0.833333", "B": "0.750000", "C": "0.916667", "D": "0.666667"}
+
+
+def _layout_candidate(tmp_path: Path, name: str, solution: str, answer: str) -> Path:
+    return write_candidate(
+        tmp_path / name, question=QUESTION, options=OPTIONS, answer=answer, solution=solution
+    )
+
+
+def _result(stdout: str = "", stderr: str = "", **kw) -> SandboxResult:
+    fields = {
+        "command": ["python"],
+        "exit_code": 0,
+        "stdout": stdout,
+        "stderr": stderr,
+        "stdout_truncated": False,
+        "stderr_truncated": False,
+        "timed_out": False,
+        "signal": None,
+        "seconds": 0.5,
+        "peak_memory_bytes": None,
+        "memory_exceeded": False,
+        "network_isolated": True,
+        "reason": "finished (exit code 0)",
+    }
+    return SandboxResult(**(fields | kw))
+
+
+REORDER = SemanticCheck(name="reordered-mesh", description="d", marker="scigate-invariance:")
+MPI2 = SemanticCheck(name="mpi-2-ranks", description="d", mpi_ranks=2)
+APPLIED = "scigate-invariance: applied: mesh reordered (8 cells, 9 nodes)\n"
+
+
+def test_same_value_at_the_options_precision() -> None:
+    assert same_value("0.0607231", "0.0607229", "0.060723")
+    assert not same_value("0.060724", "0.060723", "0.060723")
+    assert not same_value("0.0607231", "0.0607229", None)  # no precision: exact
+    assert same_value(" P2 ", "p2", "P1")
+
+
+@pytest.mark.parametrize(
+    ("result", "outputs", "outcome", "reason"),
+    [
+        (_result("0.5\n", APPLIED), None, "pass", "printed 0.5"),
+        (_result("0.6\n", APPLIED), None, "fail", "printed 0.6 under reordered-mesh; 0.5"),
+        (_result("0.5\n"), None, "pass", "not applicable"),
+        (
+            _result("0.5\n", "scigate-invariance: skipped: the mesh kept its order\n"),
+            None,
+            "error",
+            "cannot decide",
+        ),
+        (_result("0.5\n0.5\n", APPLIED), None, "fail", "printed 2 lines"),
+        (_result("", APPLIED, exit_code=1, reason="exit code 1"), None, "fail", "crash"),
+        (_result("", timed_out=True, exit_code=None, reason="timed out"), None, "error", "cannot"),
+    ],
+)
+def test_judge_check(result, outputs, outcome: str, reason: str) -> None:
+    r = judge_check(REORDER, result, outputs or [result.stdout], reference="0.5", like="0.5")
+    assert r.outcome == outcome and r.passed is (outcome == "pass")
+    assert reason in r.reason, r.reason
+
+
+def test_judge_mpi_check_names_each_rank() -> None:
+    ok = judge_check(MPI2, _result(), ["0.5\n", "0.50\n"], reference="0.5", like="0.5")
+    assert ok.passed and ok.ranks == ["0.5", "0.50"]
+    bad = judge_check(MPI2, _result(), ["0.5\n", "0.2\n"], reference="0.5", like="0.5")
+    assert (
+        not bad.passed and "rank 1 printed 0.2" in bad.reason and "serial printed 0.5" in bad.reason
+    )
+    silent = judge_check(MPI2, _result(), ["0.5\n", ""], reference="0.5", like="0.5")
+    assert not silent.passed and "rank 1 printed no single line" in silent.reason
+
+
+def test_fenicsx_declares_the_reorder_check_and_mpi_only_on_request() -> None:
+    dom = get_domain("fenicsx")
+    assert [c.name for c in dom.semantic_checks()] == ["reordered-mesh"]
+    assert [c.name for c in dom.semantic_checks(mpi_ranks=2)] == ["reordered-mesh", "mpi-2-ranks"]
+    assert dom.mpiexec is not None
+
+
+def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
+    for args in (
+        [str(tmp_path / "missing")],
+        [str(write_candidate(tmp_path / "c")), "--mpi-ranks", "0"],
+        [str(write_candidate(tmp_path / "d")), "--domain", "nope"],
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", "scigate", "gate", "invariance", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_the_reorder_really_permutes_geometry_and_p2_dofs() -> None:
+    """The hook's mesh has the same nodes and cells, in another order, and the P2 dof
+    coordinates come out in another order too; an integral stays the same."""
+    from scigate import sandbox
+
+    hook = (FENICSX / "_reorder_hook.py").read_text()
+    probe = """
+import json
+import numpy as np
+import ufl
+from dolfinx import fem, mesh
+from mpi4py import MPI
+
+makers = {
+    "triangles": lambda m: m.create_unit_square(MPI.COMM_WORLD, 6, 5),
+    "quadrilaterals": lambda m: m.create_rectangle(
+        MPI.COMM_WORLD, [[0, 0], [2, 1]], [4, 3], m.CellType.quadrilateral),
+    "tetrahedra": lambda m: m.create_unit_cube(MPI.COMM_WORLD, 3, 2, 2),
+    "interval": lambda m: m.create_unit_interval(MPI.COMM_WORLD, 7),
+}
+
+def describe(msh):
+    V = fem.functionspace(msh, ("Lagrange", 2))
+    u = fem.Function(V)
+    u.interpolate(lambda x: 1 + x[0] + 2 * x[1] ** 2)
+    value = fem.assemble_scalar(fem.form(u * u * ufl.dx))
+    return msh.geometry.x.copy(), V.tabulate_dof_coordinates().copy(), value
+
+before = {k: describe(f(mesh)) for k, f in makers.items()}
+install()
+after = {k: describe(f(mesh)) for k, f in makers.items()}
+out = {}
+for k in makers:
+    (xa, da, va), (xb, db, vb) = before[k], after[k]
+    rows = lambda a: sorted(map(tuple, np.round(a, 12)))
+    out[k] = {
+        "geometry_order_differs": not np.array_equal(xa, xb),
+        "same_nodes": rows(xa) == rows(xb),
+        "dof_order_differs": not np.array_equal(da, db),
+        "same_dof_points": rows(da) == rows(db),
+        "integral_change": abs(va - vb),
+    }
+print(json.dumps(out))
+"""
+    ws = sandbox.fresh_workspace()
+    try:
+        r = sandbox.run_python(hook + probe, workspace=ws, preload=get_domain("fenicsx").preload)
+    finally:
+        import shutil
+
+        shutil.rmtree(ws, ignore_errors=True)
+    assert r.ok, r.stderr
+    report = json.loads(r.stdout)
+    for kind, got in report.items():
+        assert got["geometry_order_differs"] and got["dof_order_differs"], kind
+        assert got["same_nodes"] and got["same_dof_points"], kind
+        assert got["integral_change"] < 1e-12, kind
+    assert r.stderr.count("scigate-invariance: applied: mesh reordered") == len(report)
+
+
+@pytest.mark.slow
+def test_layout_defect_passes_gate_1_but_not_the_invariance_gate(tmp_path: Path) -> None:
+    wrong = _layout_candidate(tmp_path, "wrong", LAYOUT_DEFECT, "B")
+    assert verify(wrong, timeout=120).passed  # gate 1 cannot see the defect
+    r = invariance(wrong, timeout=120)
+    assert not r.passed and r.outcome == "fail"
+    check = r.checks[0]
+    assert check.name == "reordered-mesh" and check.reference == "0.067134"
+    assert check.printed not in (None, "0.067134")
+    assert "reordered-mesh" in r.reason and check.printed in r.reason and "0.067134" in r.reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solution", [BY_DOF_COORDINATES, BY_POINT_EVALUATION])
+def test_the_same_computation_done_right_passes(tmp_path: Path, solution: str) -> None:
+    r = invariance(_layout_candidate(tmp_path, "right", solution, "C"), timeout=120)
+    assert r.passed, r.reason
+    assert r.checks[0].printed == "0.099804"
+    assert r.checks[0].perturbed == ["applied: mesh reordered (512 cells, 289 nodes)"]
+
+
+@pytest.mark.slow
+def test_the_papers_item_0023_and_the_seeds_pass_via_the_cli(tmp_path: Path) -> None:
+    dom = FenicsxDomain()
+    for d in [*dom.example_dirs(), *dom.seed_dirs()]:
+        p = subprocess.run(
+            [sys.executable, "-m", "scigate", "gate", "invariance", str(d), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert p.returncode == 0, (d.name, p.stdout, p.stderr)
+        data = json.loads(p.stdout)
+        assert data["passed"] and data["checks"][0]["name"] == "reordered-mesh"
+        assert {"name", "passed", "printed", "reference", "reason", "seconds"} <= set(
+            data["checks"][0]
+        )
+        assert data["checks"][0]["perturbed"], d.name  # a mesh was really reordered
+
+
+@pytest.mark.slow
+def test_cli_rejects_the_layout_defect_with_exit_1(tmp_path: Path) -> None:
+    wrong = _layout_candidate(tmp_path, "wrong", LAYOUT_DEFECT, "B")
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "invariance", str(wrong), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 1, p.stderr
+    data = json.loads(p.stdout)
+    assert data["passed"] is False and data["checks"][0]["passed"] is False
+
+
+@pytest.mark.slow
+def test_mpi_check_passes_a_summed_value_and_fails_a_rank_local_one(tmp_path: Path) -> None:
+    summed = write_candidate(
+        tmp_path / "summed", options=INTEGRAL_OPTIONS, answer="A", solution=RANK_SUMMED
+    )
+    local = write_candidate(
+        tmp_path / "local", options=INTEGRAL_OPTIONS, answer="A", solution=RANK_LOCAL
+    )
+    ok = invariance(summed, mpi_ranks=2, timeout=120)
+    assert ok.passed, ok.reason
+    assert [c.name for c in ok.checks] == ["reordered-mesh", "mpi-2-ranks"]
+    assert ok.checks[1].ranks == ["0.833333", "0.833333"]
+    # serial the rank-local script is right (gate 1 and the reorder pass); on 2 ranks not
+    bad = invariance(local, mpi_ranks=2, timeout=120)
+    assert not bad.passed and bad.checks[0].passed
+    mpi = bad.checks[1]
+    assert mpi.name == "mpi-2-ranks" and not mpi.passed
+    assert mpi.ranks is not None and len(mpi.ranks) == 2 and "0.833333" not in mpi.ranks
+    assert "serial printed 0.833333" in bad.reason
+    # off by default
+    assert [c.name for c in invariance(local, timeout=120).checks] == ["reordered-mesh"]
+
+
+@pytest.mark.slow
+def test_a_failing_gate_1_is_unjudged(tmp_path: Path) -> None:
+    cand = write_candidate(tmp_path / "c", solution="print('0.142857')\n")
+    r = invariance(cand, timeout=60)
+    assert r.outcome == "error" and not r.passed and r.reason.startswith("unjudged")
