@@ -203,6 +203,14 @@ def run_cmd(
     family: list[str] = typer.Option(
         [], "--family", help="Template families to use (default: all)."
     ),
+    invariance: bool = typer.Option(
+        True,
+        "--invariance/--no-invariance",
+        help="Gate 1b after verification: the domain's semantic checks (FEniCSx: mesh reordered).",
+    ),
+    mpi_ranks: int = typer.Option(
+        1, "--mpi-ranks", help="Gate 1b also runs the script on N MPI ranks (1: off)."
+    ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run in --db."),
     rescreen: bool = typer.Option(
         False,
@@ -239,6 +247,8 @@ def run_cmd(
         verify_timeout=verify_timeout,
         solve_time_limit=time_limit,
         families=family or None,
+        invariance=invariance,
+        mpi_ranks=mpi_ranks,
     )
     cfg.validate()  # bad specs, domains and settings fail before anything is written
     if db.parent and not db.parent.exists():
@@ -303,6 +313,7 @@ def audit_cmd(
     f = a.funnel
     console.print(
         f"[bold]Funnel[/bold] generated {f['generated']} → verified {f['verified']} → "
+        + (f"invariant {f['invariant']} → " if f.get("invariant") is not None else "")
         + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
         + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
     )

@@ -8,6 +8,7 @@
 - exact duplicates, token-Jaccard clusters (>= 0.7) and the largest cluster's share;
 - family concentration (over all candidates and over the surviving pool);
 - agreement between screens (2x2 tables);
+- gate 1b (invariance) as its own funnel stage between verification and the screens;
 - time and tokens per gate (agent-hours, as the paper's Table 2).
 
 Every function reads the database in a few whole-table queries (never one query per
@@ -219,10 +220,12 @@ def surviving_candidates(
     """Candidates that passed verification and every screen, and the tool gate when one
     ran on this database; oldest first, exact duplicates included."""
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    any_invariance = any(k[0] == "invariance" for per in latest.values() for k in per)
     return [
         c
         for c in sorted(cands, key=lambda i: (cands[i].created_at, i))
         if _outcome(latest, c, "verify", "") == "pass"
+        and (not any_invariance or _outcome(latest, c, "invariance", "") == "pass")
         and all(_outcome(latest, c, "screen", s) == "pass" for s in screens)
         and (not any_solve or _solved(latest, c))
     ]
@@ -415,7 +418,8 @@ def db_funnel(
     """
     ordered = sorted(cands, key=lambda i: (cands[i].created_at, i))
     verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
-    alive = list(verified)
+    invariant = invariant_candidates(latest, verified)
+    alive = list(verified if invariant is None else invariant)
     per_screen: dict[str, int] = {}
     for s in screens:
         alive = [c for c in alive if _outcome(latest, c, "screen", s) == "pass"]
@@ -433,12 +437,21 @@ def db_funnel(
         "generator_failed": failed_gen,
         "generated": len(cands),
         "verified": len(verified),
+        "invariant": None if invariant is None else len(invariant),
         "screens": per_screen,
         "solved": len(solved) if any_solve else None,
         "unique": len(pool),
         "duplicates_removed": len(final) - len(pool),
         "pool_ids": pool,
     }
+
+
+def invariant_candidates(latest: Latest, verified: list[str]) -> list[str] | None:
+    """The verified candidates whose latest gate-1b result is a pass; None when gate 1b
+    never ran on this database (the stage is then left out of the funnel)."""
+    if not any(k[0] == "invariance" for per in latest.values() for k in per):
+        return None
+    return [c for c in verified if _outcome(latest, c, "invariance", "") == "pass"]
 
 
 def _share(part: int, whole: int) -> float | None:

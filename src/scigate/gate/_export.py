@@ -141,6 +141,13 @@ def _conditions(gate: str, cfg: dict[str, Any], detail: dict[str, Any]) -> dict[
     """The protocol conditions a gate result was obtained under."""
     if gate == "verify":
         return {"time_limit_s": cfg.get("verify_timeout")}
+    if gate == "invariance":
+        return {
+            "time_limit_s": cfg.get("verify_timeout"),
+            "checks": [c.get("name") for c in detail.get("checks", []) or []],
+            "mpi_ranks": cfg.get("mpi_ranks", 1),
+            "compared_at": "the proposed option's printed precision",
+        }
     if gate == "screen":
         orders = {tuple(c.get("order") or ()) for c in detail.get("calls", []) or []}
         shuffled = detail.get("shuffled")
@@ -242,6 +249,22 @@ def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
+def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
+    """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
+    if funnel.get("invariant") is None:
+        return []
+    return [f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"]
+
+
+def _invariance_setting(cfg: dict[str, Any]) -> str:
+    if cfg.get("generator") == "rescreen":
+        return "carried over from the generation run"
+    if not cfg.get("invariance", False):
+        return "off"
+    ranks = cfg.get("mpi_ranks", 1) or 1
+    return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
+
+
 def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
     a = audit(store)
     runs = store.runs()
@@ -258,6 +281,7 @@ def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
         "",
         f"- generated: {a.funnel['generated']}",
         f"- verified: {a.funnel['verified']}",
+        *_invariance_lines(a.funnel),
         *[f"- passed {s}: {n}" for s, n in a.funnel["screens"].items()],
         f"- solved by the tool agent: {a.funnel['solved'] if a.funnel['solved'] is not None else 'not run'}",
         f"- unique: {a.funnel['unique']}",
@@ -279,6 +303,7 @@ def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
             f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "
             f"time limit {cfg.get('solve_time_limit')} s",
             f"- verification time limit: {cfg.get('verify_timeout')} s",
+            f"- invariance gate (1b): {_invariance_setting(cfg)}",
             "",
         ]
     lines += ["## Screens as recorded", ""]

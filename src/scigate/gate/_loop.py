@@ -24,6 +24,7 @@ from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
 from scigate.gate._generator import Generator, LLMGenerator, TemplateCandidates, build_feedback
+from scigate.gate._invariance import ainvariance
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._solve import solve_with_command, solve_with_model
@@ -50,6 +51,10 @@ class LoopConfig(BaseModel):
     concurrency: int = 4
     fem_workers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     families: list[str] | None = None
+    #: gate 1b: the domain's semantic checks after verification (see `_invariance`)
+    invariance: bool = True
+    #: > 1 adds the MPI check (every rank prints the serial value) to gate 1b
+    mpi_ranks: int = 1
 
     @property
     def has_solver(self) -> bool:
@@ -68,6 +73,8 @@ class LoopConfig(BaseModel):
             raise BadInput("--verify-timeout and --time-limit must be positive")
         if self.solver and self.solver_cmd:
             raise BadInput("give at most one of --solver and --solver-cmd")
+        if not 1 <= self.mpi_ranks <= 64:
+            raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
         if len(set(self.screens)) != len(self.screens):
             raise BadInput("the same --screen is given twice")
 
@@ -181,7 +188,9 @@ async def run_loop(
     done = store.done_rounds(run_id)
     todo = [r for r in range(cfg.rounds) if r not in done]
     ctx = _Context(cfg, store, run_id, cfg.rounds, progress)
-    ctx.funnel = funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
+    ctx.funnel = funnel_of_run(
+        store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
+    )
     ctx.done = len(done)
     generator = make_generator(cfg, ctx.domain, store, run_id)
     try:
@@ -190,7 +199,9 @@ async def run_loop(
         store.set_run_status(run_id, "interrupted")
         raise
     store.set_run_status(run_id, "finished")
-    return run_id, funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
+    return run_id, funnel_of_run(
+        store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
+    )
 
 
 async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
@@ -212,7 +223,11 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
             )
             ctx.funnel.errors += 1
         ctx.funnel = funnel_of_run(
-            ctx.store, ctx.run_id, ctx.cfg.screens, tool_gate=ctx.cfg.has_solver
+            ctx.store,
+            ctx.run_id,
+            ctx.cfg.screens,
+            tool_gate=ctx.cfg.has_solver,
+            invariance=ctx.cfg.invariance,
         )
         ctx.tick()
 
@@ -282,7 +297,39 @@ async def gate_candidate(ctx: _Context, cand: Candidate) -> tuple[str, str, dict
         verify = store.gate_result(run_id, cand.id, "verify")
     if verify["outcome"] != "pass":
         return "rejected-verify", verify["reason"], detail
+    if cfg.invariance:
+        inv = await invariance_stage(ctx, cand, verify)
+        if inv["outcome"] == "fail":
+            return "rejected-invariance", inv["reason"], detail
+        if inv["outcome"] != "pass":  # could not decide: no evidence either way
+            return "error", inv["reason"], detail
     return await screen_and_solve(ctx, cand, detail)
+
+
+async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any]) -> dict:
+    """Gate 1b on a verified candidate (its recorded result when there is one)."""
+    store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
+    got = store.gate_result(run_id, cand.id, "invariance")
+    if got is None:
+        async with ctx.fem:
+            res = await ainvariance(
+                cand,
+                reference=(verify.get("detail") or {}).get("printed"),
+                mpi_ranks=cfg.mpi_ranks,
+                timeout=cfg.verify_timeout,
+                domain=cfg.domain,
+            )
+        store.add_gate_result(
+            run_id,
+            cand.id,
+            "invariance",
+            outcome=res.outcome,
+            reason=res.reason,
+            detail=res.detail(),
+            seconds=res.seconds,
+        )
+        got = store.gate_result(run_id, cand.id, "invariance")
+    return got
 
 
 async def screen_and_solve(
@@ -485,6 +532,14 @@ def _verified_candidates(store: Any) -> list[Any]:
     rows = store.query(
         "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
     )
-    ids = {r["candidate_id"] for r in rows}
+    # gate 1b: a candidate whose latest invariance result is not a pass is no survivor
+    not_invariant = {
+        r["candidate_id"]
+        for r in store.query(
+            "SELECT candidate_id, outcome FROM v_gate_latest WHERE gate = 'invariance'"
+        )
+        if r["outcome"] != "pass"
+    }
+    ids = {r["candidate_id"] for r in rows} - not_invariant
     recs = [r for r in store.candidates() if r.id in ids]
     return sorted(recs, key=lambda r: (r.created_at, r.id))
