@@ -327,3 +327,101 @@ def test_a_failing_gate_1_is_unjudged(tmp_path: Path) -> None:
     cand = write_candidate(tmp_path / "c", solution="print('0.142857')\n")
     r = invariance(cand, timeout=60)
     assert r.outcome == "error" and not r.passed and r.reason.startswith("unjudged")
+
+
+@pytest.mark.slow
+def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) -> None:
+    from scigate.gate._audit import audit
+    from scigate.store import Store
+
+    db = tmp_path / "tg.db"
+    run = subprocess.run(
+        [
+            *(sys.executable, "-m", "scigate", "gate", "run", "--generator", "templates"),
+            *("--rounds", "2", "--family", "deformed_poisson", "--family", "basix_tabulate"),
+            *("--screen", "cue/letter-C", "--db", str(db), "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    funnel = json.loads(run.stdout)["funnel"]
+    assert funnel["invariance"] is True
+    assert funnel["verified"] == 2 and funnel["invariant"] == 2, funnel
+    with Store(db) as store:
+        rows = store.gate_results(gate="invariance")
+        assert len(rows) == 2 and {r["outcome"] for r in rows} == {"pass"}
+        by_family = {store.get_candidate(r["candidate_id"]).family: r for r in rows}
+        # the mesh family really had its mesh reordered; the tabulation has no mesh
+        poisson = by_family["deformed_poisson"]["detail"]["checks"][0]
+        assert poisson["name"] == "reordered-mesh" and poisson["perturbed"]
+        assert by_family["basix_tabulate"]["reason"].find("not applicable") >= 0
+        assert store.query("SELECT invariant FROM v_funnel")[0]["invariant"] == 2
+        a = audit(store)
+    assert a.funnel["invariant"] == 2
+    assert any(r["gate"] == "invariance" and r["items"] == 2 for r in a.cost)
+
+
+@pytest.mark.slow
+def test_loop_rejects_the_layout_defect_at_gate_1b(tmp_path: Path) -> None:
+    """In `gate run`, the defect is verified, then stopped by gate 1b before any screen;
+    the right computation goes on to the screens."""
+    import asyncio
+
+    from scigate.gate import load_candidate
+    from scigate.gate._funnel import funnel_of_run
+    from scigate.gate._loop import LoopConfig, _Context, _save_candidate, gate_candidate
+    from scigate.store import Store
+
+    cfg = LoopConfig(generator="templates", screens=["cue/letter-A"], rounds=2)
+    cands = {
+        name: load_candidate(_layout_candidate(tmp_path, name, solution, answer))
+        for name, solution, answer in [
+            ("wrong", LAYOUT_DEFECT, "B"),
+            ("right", BY_DOF_COORDINATES, "C"),
+        ]
+    }
+    with Store(tmp_path / "run.db") as store:
+        run_id = store.create_run("gate", domain="fenicsx", config=cfg.model_dump())
+        ctx = _Context(cfg, store, run_id, 2, None)
+
+        async def both() -> dict:
+            out = {}
+            for r, (name, cand) in enumerate(cands.items()):
+                _save_candidate(store, run_id, cand)
+                status, reason, _ = await gate_candidate(ctx, cand)
+                store.add_attempt(run_id, r, candidate_id=cand.id, status=status, reason=reason)
+                out[name] = (status, reason)
+            return out
+
+        outcomes = asyncio.run(both())
+        wrong, right = cands["wrong"].id, cands["right"].id
+        assert outcomes["wrong"][0] == "rejected-invariance"
+        assert "reordered-mesh" in outcomes["wrong"][1] and "0.067134" in outcomes["wrong"][1]
+        assert store.gate_result(run_id, wrong, "screen", "cue/letter-A") is None
+        assert store.gate_result(run_id, right, "invariance")["outcome"] == "pass"
+        assert store.gate_result(run_id, right, "screen", "cue/letter-A") is not None
+        f = funnel_of_run(store, run_id, cfg.screens, tool_gate=False)
+        assert (f.verified, f.invariant) == (2, 1) and "invariant 1" in f.line()
+        status = {
+            r["candidate_id"]: r["status"]
+            for r in store.query("SELECT candidate_id, status FROM v_candidate_status")
+        }
+        assert status[wrong] == "rejected-invariance"
+
+
+def test_rescreen_leaves_out_candidates_that_failed_gate_1b(tmp_path: Path) -> None:
+    from scigate.gate._loop import _verified_candidates
+    from scigate.store import CandidateRecord, Store
+
+    with Store(tmp_path / "run.db") as store:
+        run_id = store.create_run("gate")
+        for i, inv in enumerate(("pass", "fail", "error", None)):
+            store.add_candidate(
+                CandidateRecord(id=f"c{i}", run_id=run_id, question=f"q{i}", options={}, answer="A")
+            )
+            store.add_gate_result(run_id, f"c{i}", "verify", outcome="pass")
+            if inv:
+                store.add_gate_result(run_id, f"c{i}", "invariance", outcome=inv)
+        assert [c.id for c in _verified_candidates(store)] == ["c0", "c3"]
