@@ -10,7 +10,7 @@ Generates N FEniCSx template candidates (default 20, every family), then times
     does, one concurrent candidate per core;
   - optionally (`--mpi`) gate 1 + gate 1b with the opt-in 2-rank MPI check (cold
     `mpiexec -n 2` runs in the sandbox) on the first few candidates.
-All use a warm FFCx cache (the first pass warms it). Prints the time of each, the extra
+All use a warm FFCx cache (the first pass warms it); the two gate passes alternate\n(twice each) and the best of each counts. Prints the time of each, the extra
 cost of gate 1b per candidate (wall clock and the runs' own seconds) and the throughput
 ratio of gate 1 + gate 1b against the naive loop (goal: at least 4x).
 Run by hand: .venv/bin/python benchmarks/bench_invariance.py [N] [--mpi]
@@ -30,6 +30,8 @@ from pathlib import Path
 from scigate import sandbox
 from scigate.domains import get_domain
 from scigate.gate import ainvariance, averify, copy_without_answer, load_candidate
+
+REPEATS = 2
 
 
 def make_candidates(n: int, root: Path) -> list[Path]:
@@ -85,8 +87,13 @@ def main() -> None:
         naive(dirs[:4])  # warm the FFCx cache (one per family)
         t_naive = naive(dirs)
         asyncio.run(gates(dirs[:workers], workers, invariance=False))  # start the servers
-        t_g1, g1_runs, _ = asyncio.run(gates(dirs, workers, invariance=False))
-        t_g1b, _, inv_runs = asyncio.run(gates(dirs, workers, invariance=True))
+        # alternate the two passes and keep each one's best: the machine is shared
+        alone, both = [], []
+        for _ in range(REPEATS):
+            alone.append(asyncio.run(gates(dirs, workers, invariance=False)))
+            both.append(asyncio.run(gates(dirs, workers, invariance=True)))
+        t_g1, g1_runs, _ = min(alone)
+        t_g1b, g1_runs_b, inv_runs = min(both)
         rows = [
             ("naive loop (python solution.py, sequential)", t_naive),
             (f"gate 1 alone, warm ({workers} workers)", t_g1),
@@ -101,8 +108,8 @@ def main() -> None:
             count = m if with_mpi and "mpi" in name else n
             print(f"{name:52s} {seconds:6.1f} s  {60 * count / seconds:7.1f} candidates/min")
         print(
-            f"gate 1b per candidate: {inv_runs / n:.3f} s of runs vs gate 1's "
-            f"{g1_runs / n:.3f} s ({inv_runs / g1_runs:.2f}x the gate-1 run time)"
+            f"gate 1b per candidate: {inv_runs / n:.3f} s vs gate 1's {g1_runs_b / n:.3f} s in "
+            f"the same pass ({inv_runs / g1_runs_b:.2f}x; gate 1 alone: {g1_runs / n:.3f} s)"
         )
         print(f"wall-clock cost of adding gate 1b: {(t_g1b - t_g1) / t_g1:+.0%} over gate 1 alone")
         print(f"ratio gate 1 alone / naive throughput:       {t_naive / t_g1:.2f}x")
