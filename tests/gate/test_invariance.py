@@ -339,7 +339,7 @@ def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) ->
         [
             *(sys.executable, "-m", "scigate", "gate", "run", "--generator", "templates"),
             *("--rounds", "2", "--family", "deformed_poisson", "--family", "basix_tabulate"),
-            *("--screen", "cue/letter-C", "--db", str(db), "--json"),
+            *("--db", str(db), "--json"),
         ],
         capture_output=True,
         text=True,
@@ -361,6 +361,23 @@ def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) ->
         a = audit(store)
     assert a.funnel["invariant"] == 2
     assert any(r["gate"] == "invariance" and r["items"] == 2 for r in a.cost)
+    # the report and the release show the stage; each released item carries its record
+    from scigate.gate._export import accepted_records, export_release
+    from scigate.gate._report import build_report
+
+    with Store(db) as store:
+        files = build_report(store, tmp_path / "report")
+        released = export_release(store, tmp_path / "release")
+        records = accepted_records(store)
+    assert json.loads(files.summary.read_text())["funnel"]["invariant"] == 2
+    assert "invariant (gate 1b)" in files.html.read_text()
+    sheet = (tmp_path / "release" / "DATASHEET.md").read_text()
+    assert "(gate 1b): 2" in sheet and "invariance gate (1b): on" in sheet
+    assert released.items == len(records) == 2
+    for rec in records:
+        inv = [g for g in rec["gates"] if g["gate"] == "invariance"]
+        assert len(inv) == 1 and inv[0]["outcome"] == "pass"
+        assert inv[0]["conditions"]["checks"] == ["reordered-mesh"]
 
 
 @pytest.mark.slow
@@ -425,3 +442,18 @@ def test_rescreen_leaves_out_candidates_that_failed_gate_1b(tmp_path: Path) -> N
             if inv:
                 store.add_gate_result(run_id, f"c{i}", "invariance", outcome=inv)
         assert [c.id for c in _verified_candidates(store)] == ["c0", "c3"]
+
+
+@pytest.mark.slow
+def test_checks_run_without_the_answer_or_the_generator_notes(tmp_path: Path) -> None:
+    """The perturbed runs get the same workspace as gate 1: no answer.txt, no meta.json."""
+    snoop = (
+        "import os\n"
+        "leaked = [f for f in ('answer.txt', 'meta.json', 'notes.md') if os.path.exists(f)]\n"
+        "print('LEAK ' + ' '.join(leaked) if leaked else '0.285714')\n"
+    )
+    cand = write_candidate(tmp_path / "c", solution=snoop, meta={"family": "x", "answer": "B"})
+    (cand / "notes.md").write_text("the answer is B\n")
+    r = invariance(cand, mpi_ranks=2, timeout=120)
+    assert r.passed, r.reason
+    assert [c.printed for c in r.checks] == ["0.285714", "0.285714"]

@@ -23,8 +23,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from scigate.gate._candidate import PRIVATE_FILES, Candidate, load_candidate
+from scigate.gate._candidate import Candidate, load_candidate
 from scigate.gate._values import same_value
+from scigate.gate._verify import candidate_workspace, verify
 
 RUNNER = ".scigate_check.py"
 RANK_FILE = ".scigate_rank_{rank}.out"
@@ -108,7 +109,6 @@ def invariance(
     """
     from scigate.domains import get_domain
     from scigate.errors import BadInput
-    from scigate.gate._verify import verify
 
     if mpi_ranks < 1:
         raise BadInput("--mpi-ranks must be at least 1 (1: no MPI check)")
@@ -178,17 +178,6 @@ def _verdict(
         reference=reference,
         proposed=proposed,
     )
-
-
-def candidate_workspace(cand: Candidate) -> Path:
-    """A fresh sandbox workspace with the candidate's public files and solution only."""
-    from scigate import sandbox
-
-    if cand.path is not None and cand.path.is_dir():
-        return sandbox.fresh_workspace(cand.path, exclude=PRIVATE_FILES)
-    workspace = sandbox.fresh_workspace()
-    cand.write(workspace, include_answer=False, include_meta=False)
-    return workspace
 
 
 def run_check(
