@@ -204,7 +204,19 @@ makers = {
         MPI.COMM_WORLD, [[0, 0], [2, 1]], [4, 3], m.CellType.quadrilateral),
     "tetrahedra": lambda m: m.create_unit_cube(MPI.COMM_WORLD, 3, 2, 2),
     "interval": lambda m: m.create_unit_interval(MPI.COMM_WORLD, 7),
+    "create_mesh": lambda m: from_arrays(m),
 }
+
+def from_arrays(m):
+    import basix.ufl
+    n = 5
+    i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    x = np.column_stack([i.ravel(), j.ravel()]).astype(float) / n
+    v = lambda a, b: a * (n + 1) + b
+    cells = [[v(a, b), v(a + 1, b), v(a, b + 1)] for a in range(n) for b in range(n)]
+    cells += [[v(a + 1, b), v(a + 1, b + 1), v(a, b + 1)] for a in range(n) for b in range(n)]
+    domain = ufl.Mesh(basix.ufl.element("Lagrange", "triangle", 1, shape=(2,)))
+    return m.create_mesh(MPI.COMM_WORLD, np.array(cells, dtype=np.int64), domain, x)
 
 def describe(msh):
     V = fem.functionspace(msh, ("Lagrange", 2))

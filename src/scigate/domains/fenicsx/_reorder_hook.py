@@ -38,7 +38,7 @@ def _report(status, msh):
     print(f"{MARKER} {status}{size}", file=sys.stderr, flush=True)
 
 
-def _shuffle(comm, cells, e, x, create, seed):
+def _shuffle(comm, cells, e, x, create, seed, extra):
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -47,15 +47,16 @@ def _shuffle(comm, cells, e, x, create, seed):
     new_of_old = np.empty(x.shape[0], dtype=np.int64)
     new_of_old[order] = np.arange(x.shape[0], dtype=np.int64)
     new_cells = new_of_old[cells[rng.permutation(cells.shape[0])]]
-    return create(comm, new_cells, e, np.ascontiguousarray(x[order]))
+    return create(comm, new_cells, e, np.ascontiguousarray(x[order]), *extra[0], **extra[1])
 
 
-def _reordered(original, comm, cells, e, x, create):
-    """A mesh of the same cells and nodes whose node order differs from `original`'s."""
+def _reordered(original, comm, cells, e, x, create, extra=((), {})):
+    """A mesh of the same cells and nodes whose node order differs from `original`'s
+    (`extra`: further arguments of `create`, e.g. a partitioner)."""
     import numpy as np
 
     for seed in SEEDS:
-        msh = _shuffle(comm, cells, e, x, create, seed)
+        msh = _shuffle(comm, cells, e, x, create, seed, extra)
         if not np.array_equal(msh.geometry.x, original.geometry.x):
             _report("applied: mesh reordered", msh)
             return msh
@@ -109,7 +110,7 @@ def install():
             _report("skipped: a mesh of more than one process", msh)
             return msh
         try:
-            return _reordered(msh, comm, cells, e, x, fn)
+            return _reordered(msh, comm, cells, e, x, fn, (args, kwargs))
         except Exception as exc:
             _report(f"skipped: {type(exc).__name__}: {exc}", msh)
             return msh
