@@ -469,3 +469,54 @@ def test_checks_run_without_the_answer_or_the_generator_notes(tmp_path: Path) ->
     r = invariance(cand, mpi_ranks=2, timeout=120)
     assert r.passed, r.reason
     assert [c.printed for c in r.checks] == ["0.285714", "0.285714"]
+
+
+@pytest.mark.slow
+def test_another_seed_is_tried_when_dolfinx_restores_the_order() -> None:
+    """DOLFINx renumbers a mesh itself; for a 7-cell interval seed 2's shuffle comes out
+    in the original order, so the hook must try the next seed. A 1-cell interval keeps
+    its order under every seed, which the hook reports instead of claiming a reorder."""
+    from scigate import sandbox
+
+    hook = (FENICSX / "_reorder_hook.py").read_text()
+    probe = """
+import numpy as np
+from dolfinx import mesh
+from mpi4py import MPI
+
+SEEDS = (2, 0)
+plain = mesh.create_unit_interval(MPI.COMM_WORLD, 7).geometry.x.copy()
+install()
+moved = mesh.create_unit_interval(MPI.COMM_WORLD, 7).geometry.x
+print(not np.array_equal(plain, moved))
+mesh.create_unit_interval(MPI.COMM_WORLD, 1)
+"""
+    ws = sandbox.fresh_workspace()
+    try:
+        r = sandbox.run_python(hook + probe, workspace=ws, preload=get_domain("fenicsx").preload)
+    finally:
+        import shutil
+
+        shutil.rmtree(ws, ignore_errors=True)
+    assert r.ok, r.stderr
+    assert r.stdout.strip() == "True"
+    reports = [ln for ln in r.stderr.splitlines() if ln.startswith("scigate-invariance:")]
+    assert reports == [
+        "scigate-invariance: applied: mesh reordered (7 cells, 8 nodes)",
+        "scigate-invariance: skipped: the mesh kept its order under every seed (1 cells, 2 nodes)",
+    ]
+
+
+@pytest.mark.slow
+def test_a_mesh_that_cannot_be_reordered_is_unjudged_not_passed(tmp_path: Path) -> None:
+    script = (
+        "import dolfinx_solver  # noqa: F401\n"
+        "from dolfinx import mesh\nfrom mpi4py import MPI\n"
+        "msh = mesh.create_unit_interval(MPI.COMM_WORLD, 1)\n"
+        "print(f'{msh.geometry.x[1, 0]:.6f}')\n"
+    )
+    opts = {"A": "1.000000", "B": "0.500000", "C": "2.000000", "D": "0.250000"}
+    cand = write_candidate(tmp_path / "c", options=opts, answer="A", solution=script)
+    r = invariance(cand, timeout=120)
+    assert r.outcome == "error" and not r.passed
+    assert "cannot decide" in r.reason and "kept its order" in r.reason
