@@ -1,6 +1,7 @@
 """Audits of a run database: the checks the ToolGate paper shows are needed to trust a screen.
 
 - letter distribution of the proposed answers;
+- gate 1b (invariance) as its own funnel stage between verification and the screens;
 - per screen: letters chosen, accuracy by the correct option's shown position, whether
   orders were shuffled;
 - value-rank distribution of the proposed answers and the middle-value heuristic's
@@ -8,7 +9,6 @@
 - exact duplicates, token-Jaccard clusters (>= 0.7) and the largest cluster's share;
 - family concentration (over all candidates and over the surviving pool);
 - agreement between screens (2x2 tables);
-- gate 1b (invariance) as its own funnel stage between verification and the screens;
 - time and tokens per gate (agent-hours, as the paper's Table 2).
 
 Every function reads the database in a few whole-table queries (never one query per

@@ -249,22 +249,6 @@ def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
-def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
-    """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
-    if funnel.get("invariant") is None:
-        return []
-    return [f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"]
-
-
-def _invariance_setting(cfg: dict[str, Any]) -> str:
-    if cfg.get("generator") == "rescreen":
-        return "carried over from the generation run"
-    if not cfg.get("invariance", False):
-        return "off"
-    ranks = cfg.get("mpi_ranks", 1) or 1
-    return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
-
-
 def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
     a = audit(store)
     runs = store.runs()
@@ -298,12 +282,12 @@ def _datasheet(store: Any, records: list[dict[str, Any]], seed: int) -> str:
             f"### run `{r['id']}` ({r['kind']}, {r.get('status')})",
             "",
             f"- domain: {cfg.get('domain')}; generator: {cfg.get('generator')}; seed: {cfg.get('seed')}",
+            f"- invariance gate (1b): {_invariance_setting(cfg)}",
             f"- screens (in order): {', '.join(cfg.get('screens') or []) or 'none'}; "
             f"{cfg.get('calls')} calls each, graded by value, majority rejects",
             f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "
             f"time limit {cfg.get('solve_time_limit')} s",
             f"- verification time limit: {cfg.get('verify_timeout')} s",
-            f"- invariance gate (1b): {_invariance_setting(cfg)}",
             "",
         ]
     lines += ["## Screens as recorded", ""]
@@ -366,3 +350,19 @@ def toolgate() -> Task:
         scorer=choice(),
     )
 '''
+
+
+def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
+    """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
+    if funnel.get("invariant") is None:
+        return []
+    return [f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"]
+
+
+def _invariance_setting(cfg: dict[str, Any]) -> str:
+    if cfg.get("generator") == "rescreen":
+        return "carried over from the generation run"
+    if not cfg.get("invariance", False):
+        return "off"
+    ranks = cfg.get("mpi_ranks", 1) or 1
+    return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
