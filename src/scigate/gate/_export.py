@@ -170,6 +170,22 @@ def _conditions(gate: str, cfg: dict[str, Any], detail: dict[str, Any]) -> dict[
     return {}
 
 
+def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
+    """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
+    if funnel.get("invariant") is None:
+        return []
+    return [f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"]
+
+
+def _invariance_setting(cfg: dict[str, Any]) -> str:
+    if cfg.get("generator") == "rescreen":
+        return "carried over from the generation run"
+    if not cfg.get("invariance", False):
+        return "off"
+    ranks = cfg.get("mpi_ranks", 1) or 1
+    return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
+
+
 def export_jsonl(store: Any, out: Path, *, include_duplicates: bool = False) -> int:
     """Write accepted items with their full records to `out` (JSONL); returns the count."""
     records = accepted_records(store, include_duplicates=include_duplicates)
@@ -350,19 +366,3 @@ def toolgate() -> Task:
         scorer=choice(),
     )
 '''
-
-
-def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
-    """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
-    if funnel.get("invariant") is None:
-        return []
-    return [f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"]
-
-
-def _invariance_setting(cfg: dict[str, Any]) -> str:
-    if cfg.get("generator") == "rescreen":
-        return "carried over from the generation run"
-    if not cfg.get("invariance", False):
-        return "off"
-    ranks = cfg.get("mpi_ranks", 1) or 1
-    return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
