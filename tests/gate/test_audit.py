@@ -124,6 +124,7 @@ def test_funnel(result) -> None:
         "generated": 11,
         "verified": 10,
         "invariant": None,  # gate 1b never ran on this database
+        "invariance_unchecked": None,
         "screens": {FIXED: 5, SHUFFLED: 3},
         "solved": 3,
         "unique": 2,

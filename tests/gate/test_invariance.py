@@ -520,3 +520,28 @@ def test_a_mesh_that_cannot_be_reordered_is_unjudged_not_passed(tmp_path: Path) 
     r = invariance(cand, timeout=120)
     assert r.outcome == "error" and not r.passed
     assert "cannot decide" in r.reason and "kept its order" in r.reason
+
+
+def test_pool_and_funnel_drop_gate_1b_failures_and_keep_unchecked_candidates(
+    tmp_path: Path,
+) -> None:
+    """A candidate gate 1b rejected (or could not judge) never reaches the pool; one that
+    a run without gate 1b gated is not rejected by it, and the funnel says how many."""
+    from scigate.gate._audit import audit, latest_results, surviving_candidates
+    from scigate.store import CandidateRecord, Store
+
+    with Store(tmp_path / "run.db") as store:
+        run_id = store.create_run("gate")
+        for i, inv in enumerate(("pass", "fail", "error", None)):
+            store.add_candidate(
+                CandidateRecord(
+                    id=f"c{i}", run_id=run_id, question=f"q{i} x", options={"A": "1"}, answer="A"
+                )
+            )
+            store.add_gate_result(run_id, f"c{i}", "verify", outcome="pass")
+            if inv:
+                store.add_gate_result(run_id, f"c{i}", "invariance", outcome=inv)
+        cands = {c.id: c for c in store.candidates()}
+        assert surviving_candidates(latest_results(store), [], cands) == ["c0", "c3"]
+        f = audit(store).funnel
+    assert (f["verified"], f["invariant"], f["invariance_unchecked"], f["unique"]) == (4, 1, 1, 2)

@@ -313,7 +313,13 @@ def audit_cmd(
     f = a.funnel
     console.print(
         f"[bold]Funnel[/bold] generated {f['generated']} → verified {f['verified']} → "
-        + (f"invariant {f['invariant']} → " if f.get("invariant") is not None else "")
+        + (
+            f"invariant {f['invariant']}"
+            + (f" (+{f['invariance_unchecked']} unchecked)" if f["invariance_unchecked"] else "")
+            + " → "
+            if f.get("invariant") is not None
+            else ""
+        )
         + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
         + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
     )

@@ -217,15 +217,14 @@ def _solved(latest: Latest, cid: str) -> bool:
 def surviving_candidates(
     latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
 ) -> list[str]:
-    """Candidates that passed verification and every screen, and the tool gate when one
-    ran on this database; oldest first, exact duplicates included."""
+    """Candidates that passed verification, gate 1b where it ran, and every screen, and
+    the tool gate when one ran on this database; oldest first, exact duplicates included."""
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    any_invariance = any(k[0] == "invariance" for per in latest.values() for k in per)
     return [
         c
         for c in sorted(cands, key=lambda i: (cands[i].created_at, i))
         if _outcome(latest, c, "verify", "") == "pass"
-        and (not any_invariance or _outcome(latest, c, "invariance", "") == "pass")
+        and not _rejected_by_invariance(latest, c)
         and all(_outcome(latest, c, "screen", s) == "pass" for s in screens)
         and (not any_solve or _solved(latest, c))
     ]
@@ -419,7 +418,7 @@ def db_funnel(
     ordered = sorted(cands, key=lambda i: (cands[i].created_at, i))
     verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
     invariant = invariant_candidates(latest, verified)
-    alive = list(verified if invariant is None else invariant)
+    alive = [c for c in verified if not _rejected_by_invariance(latest, c)]
     per_screen: dict[str, int] = {}
     for s in screens:
         alive = [c for c in alive if _outcome(latest, c, "screen", s) == "pass"]
@@ -438,12 +437,20 @@ def db_funnel(
         "generated": len(cands),
         "verified": len(verified),
         "invariant": None if invariant is None else len(invariant),
+        # verified candidates that gate 1b never ran on (their run had it off): they go on
+        "invariance_unchecked": None if invariant is None else len(alive) - len(invariant),
         "screens": per_screen,
         "solved": len(solved) if any_solve else None,
         "unique": len(pool),
         "duplicates_removed": len(final) - len(pool),
         "pool_ids": pool,
     }
+
+
+def _rejected_by_invariance(latest: Latest, cid: str) -> bool:
+    """True when gate 1b ran on the candidate and its latest result is not a pass."""
+    outcome = _outcome(latest, cid, "invariance", "")
+    return outcome is not None and outcome != "pass"
 
 
 def invariant_candidates(latest: Latest, verified: list[str]) -> list[str] | None:

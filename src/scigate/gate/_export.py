@@ -174,7 +174,11 @@ def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
     """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
     if funnel.get("invariant") is None:
         return []
-    return [f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"]
+    unchecked = funnel.get("invariance_unchecked") or 0
+    return [
+        f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"
+        + (f" (and {unchecked} verified in runs without gate 1b)" if unchecked else "")
+    ]
 
 
 def _invariance_setting(cfg: dict[str, Any]) -> str:
