@@ -19,13 +19,17 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from scigate.domains import SemanticCheck
 from scigate.gate._candidate import Candidate, load_candidate
 from scigate.gate._values import same_value
 from scigate.gate._verify import candidate_workspace, verify
+
+if TYPE_CHECKING:
+    from scigate.sandbox import SandboxResult
 
 RUNNER = ".scigate_check.py"
 RANK_FILE = ".scigate_rank_{rank}.out"
@@ -182,7 +186,7 @@ def _verdict(
 
 def run_check(
     cand: Candidate,
-    check,
+    check: SemanticCheck,
     *,
     reference: str,
     timeout: float = 300.0,
@@ -250,7 +254,12 @@ def _one_line(text: str) -> str | None:
 
 
 def judge_check(
-    check, result, outputs: list[str], *, reference: str, like: str | None
+    check: SemanticCheck,
+    result: SandboxResult,
+    outputs: list[str],
+    *,
+    reference: str,
+    like: str | None,
 ) -> CheckResult:
     """The verdict of one check from its sandbox result and the stdout of each process."""
     reports = [
