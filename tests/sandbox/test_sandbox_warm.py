@@ -391,16 +391,3 @@ def test_warm_runs_leave_nothing_for_the_next_and_keep_the_shared_cache(
     if second.isolated:
         assert second.stdout.strip() == "False"
     assert (cache / "kept").read_text() == "compiled form"
-
-
-def test_server_started_by_a_short_lived_thread_serves_later_runs(ws: Path) -> None:
-    """bwrap --die-with-parent fires when the thread that started the server exits: a
-    server started inside one asyncio.run (from its executor thread) must still serve
-    the runs of the next asyncio.run, instead of losing them."""
-    first = asyncio.run(arun_python("print('one')", workspace=ws, preload=LIGHT))
-    assert first.ok, first.reason
-    servers = _pool(LIGHT)["servers"]
-    second = asyncio.run(arun_python("print('two')", workspace=ws, preload=LIGHT))
-    assert second.ok and second.stdout.strip() == "two", second.reason
-    pool = _pool(LIGHT)
-    assert pool["servers"] == servers and pool["replaced"] == 0

@@ -29,8 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -92,25 +91,23 @@ class WarmServer:
                 if self.isolated
                 else None
             )
-            self.proc = _on_spawner_thread(
-                lambda: subprocess.Popen(
-                    [
-                        *(prefix or []),
-                        python,
-                        "-P",
-                        str(SERVER),
-                        str(theirs.fileno()),
-                        str(0 if self.isolated else os.getpid()),
-                        *preload,
-                    ],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    cwd=self.dir,
-                    env=env,
-                    pass_fds=(theirs.fileno(),),
-                    start_new_session=True,
-                )
+            self.proc = subprocess.Popen(
+                [
+                    *(prefix or []),
+                    python,
+                    "-P",
+                    str(SERVER),
+                    str(theirs.fileno()),
+                    str(0 if self.isolated else os.getpid()),
+                    *preload,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self.dir,
+                env=env,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
             )
         except (OSError, BadInput) as exc:
             self.sock.close()
@@ -238,26 +235,6 @@ class WarmServer:
                 self.kill()
                 self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-_spawner: ThreadPoolExecutor | None = None
-_spawner_lock = threading.Lock()
-
-
-def _on_spawner_thread(start: Callable[[], subprocess.Popen]) -> subprocess.Popen:
-    """Start a server process from one thread that lives as long as this process.
-
-    bwrap's `--die-with-parent` is PR_SET_PDEATHSIG, which fires when the *thread* that
-    forked it exits: a server started from a short-lived thread (the executor thread of
-    `asyncio.to_thread` inside one `asyncio.run`) was killed with that thread, and the
-    next run sent to it was lost.
-    """
-    global _spawner
-    with _spawner_lock:
-        if _spawner is None:
-            _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scigate-warm-spawn")
-        spawner = _spawner
-    return spawner.submit(start).result()
 
 
 class PoolKey(NamedTuple):
@@ -395,9 +372,8 @@ def _forget_after_fork() -> None:
             with contextlib.suppress(OSError):
                 server.sock.close()
     _pools.clear()
-    global _pools_lock, _spawner, _spawner_lock
+    global _pools_lock
     _pools_lock = threading.Lock()
-    _spawner, _spawner_lock = None, threading.Lock()  # the parent's thread is not ours
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
