@@ -125,6 +125,8 @@ def test_funnel(result) -> None:
         "near_duplicates": 0,
         "generated": 11,
         "verified": 10,
+        "invariant": None,  # gate 1b never ran on this database
+        "invariance_unchecked": None,
         "screens": {FIXED: 5},
         "solved": 4,
         "unique": 3,

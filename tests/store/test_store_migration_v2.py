@@ -5,7 +5,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from scigate.store import CandidateRecord, Store
+from scigate.store import SCHEMA_VERSION, CandidateRecord, Store
 from scigate.store._connection import _statements
 from scigate.store._schema import _V1, APPLICATION_ID
 
@@ -36,7 +36,7 @@ def test_version_1_database_migrates_with_generator_time(tmp_path: Path) -> None
     path = tmp_path / "old.db"
     _v1_database(path)
     with Store(path) as store:
-        assert store.query("PRAGMA user_version")[0]["user_version"] == 2
+        assert store.query("PRAGMA user_version")[0]["user_version"] == SCHEMA_VERSION
         got = {(a["run_id"], a["round"]): a["gen_seconds"] for a in store.attempts()}
         assert got == {("g", 0): 12.5, ("g", 1): 7.0, ("r", 0): 0.0}
         cid, _ = store.add_candidate(

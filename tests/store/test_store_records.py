@@ -255,6 +255,7 @@ def test_views(store: Store) -> None:
             "attempts": 7,
             "candidates": 6,
             "verified": 5,
+            "invariant": 0,  # gate 1b did not run in this run
             "screen_passed": 3,
             "accepted": 2,
             "accepted_unique": 1,

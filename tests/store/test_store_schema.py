@@ -154,3 +154,45 @@ def test_closed_store_refuses_use(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(ScigateError, match="closed"):
         store.runs()
+
+
+def test_version_2_database_migrates_and_views_show_gate_1b(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version-2 file (before gate 1b) opens at the current version; its views then stop a candidate that failed
+    the invariance gate (gate 1b) before the screens and count the stage on its own."""
+    from scigate.store import CandidateRecord
+
+    path = tmp_path / "run.db"
+    monkeypatch.setattr(connection, "SCHEMA_VERSION", 2)
+    with Store(path) as store:
+        run_id = store.create_run("gate")
+        for i, inv in enumerate(("pass", "fail", "error", None)):
+            cid = f"c{i}"
+            store.add_candidate(
+                CandidateRecord(
+                    id=cid, run_id=run_id, question=f"q{i}", options={"A": "1"}, answer="A"
+                )
+            )
+            store.add_attempt(run_id, i, candidate_id=cid, status="x")
+            store.add_gate_result(run_id, cid, "verify", outcome="pass")
+            if inv is not None:
+                store.add_gate_result(run_id, cid, "invariance", outcome=inv, reason=f"r{i}")
+            store.add_gate_result(run_id, cid, "screen", screen="m", outcome="pass")
+            store.add_gate_result(run_id, cid, "solve", screen="s", outcome="pass")
+        assert store.query("PRAGMA user_version")[0]["user_version"] == 2
+    monkeypatch.undo()
+    with Store(path) as store:
+        assert store.query("PRAGMA user_version")[0]["user_version"] == SCHEMA_VERSION == 3
+        rows = store.query(
+            "SELECT candidate_id, invariance, invariance_reason, status FROM v_candidate_status"
+        )
+        assert [(r["candidate_id"], r["invariance"], r["status"]) for r in rows] == [
+            ("c0", "pass", "accepted"),
+            ("c1", "fail", "rejected-invariance"),
+            ("c2", "error", "error-invariance"),
+            ("c3", None, "accepted"),  # a run without gate 1b
+        ]
+        funnel = store.query("SELECT * FROM v_funnel")[0]
+        assert funnel["verified"] == 4 and funnel["invariant"] == 1
+        assert funnel["screen_passed"] == 2 and funnel["accepted"] == 2

@@ -51,6 +51,37 @@ def verify_cmd(
     raise typer.Exit(0 if result.passed else 1)
 
 
+@app.command("invariance")
+def invariance_cmd(
+    directory: Path = typer.Argument(..., help="Candidate directory."),
+    mpi_ranks: int = typer.Option(
+        1, "--mpi-ranks", help="Also run on N MPI ranks (each must print the serial value); 1: off."
+    ),
+    timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit per run (s)."),
+    domain: str = typer.Option("fenicsx", "--domain", help="Domain whose checks apply."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Gate 1b: gate 1, then the domain's semantic checks (e.g. the mesh in another order);
+    the printed value must not change at the proposed option's precision."""
+    from scigate.domains import get_domain
+    from scigate.gate import invariance, load_candidate
+
+    cand = load_candidate(directory)
+    if timeout <= 0:
+        raise BadInput("--timeout must be positive")
+    if mpi_ranks < 1 or mpi_ranks > 64:
+        raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
+    get_domain(domain)
+    result = invariance(cand, mpi_ranks=mpi_ranks, timeout=timeout, domain=domain)
+    mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]"}.get(
+        result.outcome, "[yellow]UNJUDGED[/yellow]"
+    )
+    lines = [f"{mark} {directory}: {result.reason} ({result.seconds:.1f} s)"]
+    lines += [f"  {c.name}: {c.outcome}: {c.reason} ({c.seconds:.1f} s)" for c in result.checks]
+    _emit(result.model_dump(), as_json, lines)
+    raise typer.Exit(0 if result.passed else 1)
+
+
 @app.command("screen")
 def screen_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
@@ -193,6 +224,14 @@ def run_cmd(
         "--near-duplicate",
         help="Reject, before gate 1, a question with token Jaccard >= this to a surviving one (0: off).",
     ),
+    invariance: bool = typer.Option(
+        True,
+        "--invariance/--no-invariance",
+        help="Gate 1b after verification: the domain's semantic checks (FEniCSx: mesh reordered).",
+    ),
+    mpi_ranks: int = typer.Option(
+        1, "--mpi-ranks", help="Gate 1b also runs the script on N MPI ranks (1: off)."
+    ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run in --db."),
     rescreen: bool = typer.Option(
         False,
@@ -237,6 +276,8 @@ def run_cmd(
         seeds_in_prompt=seeds_in_prompt,
         rotate_seeds=rotate_seeds,
         near_duplicate=near_duplicate,
+        invariance=invariance,
+        mpi_ranks=mpi_ranks,
     )
     cfg.validate()  # bad specs, domains and settings fail before anything is written
     if db.parent and not db.parent.exists():
@@ -308,6 +349,13 @@ def audit_cmd(
     f = a.funnel
     console.print(
         f"[bold]Funnel (in-loop)[/bold] generated {f['generated']} → verified {f['verified']} → "
+        + (
+            f"invariant {f['invariant']}"
+            + (f" (+{f['invariance_unchecked']} unchecked)" if f["invariance_unchecked"] else "")
+            + " → "
+            if f.get("invariant") is not None
+            else ""
+        )
         + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
         + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
     )

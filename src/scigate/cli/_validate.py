@@ -83,6 +83,7 @@ _COUNTS: list[tuple[set[str], float, str]] = [
     ({"bytes", "size", "mb", "mib", "gb", "gib"}, 2.0**53, "a size"),
     ({"k", "top_k", "limit", "n", "count", "items", "batch"}, 1_000_000, "items"),
     ({"expand", "hops", "depth"}, 100, "graph hops"),
+    ({"ranks"}, 64, "MPI processes"),
 ]
 _RATIOS = {"ratio", "fraction", "share", "threshold", "probability", "known_ratio"}
 

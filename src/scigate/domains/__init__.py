@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from scigate.errors import BadInput
 
-from ._base import Domain, TemplateGenerator, candidate_dirs
+from ._base import Domain, SemanticCheck, TemplateGenerator, candidate_dirs, mpi_check
 
 
 def _fenicsx() -> Domain:
@@ -34,4 +34,12 @@ def get_domain(name: str) -> Domain:
     return factory()
 
 
-__all__ = ["Domain", "TemplateGenerator", "candidate_dirs", "domain_names", "get_domain"]
+__all__ = [
+    "Domain",
+    "SemanticCheck",
+    "TemplateGenerator",
+    "candidate_dirs",
+    "domain_names",
+    "get_domain",
+    "mpi_check",
+]

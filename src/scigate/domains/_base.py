@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel, Field
+
 
 class TemplateGenerator(Protocol):
     """Writes complete candidate directories from parametrized families (no LLM)."""
@@ -17,6 +19,25 @@ class TemplateGenerator(Protocol):
     def generate(self, index: int, out_dir: Path) -> Path:
         """Write candidate ``index`` into ``out_dir``; deterministic in seed and index."""
         ...
+
+
+class SemanticCheck(BaseModel):
+    """A perturbation that cannot change a correct computation's printed answer (gate 1b).
+
+    The candidate's script runs again in the sandbox under the perturbation; the gate
+    accepts it only if the printed value is unchanged at the proposed option's precision.
+    """
+
+    name: str
+    description: str
+    #: Python source run in the script's interpreter before the script (e.g. wrapping a
+    #: library's constructors); empty: the script runs as it is
+    prelude: str = ""
+    #: stderr lines starting with this are the prelude's reports of what it perturbed
+    marker: str = ""
+    #: more than 1: the script runs under `mpiexec -n mpi_ranks` and every rank must print
+    #: the serial value
+    mpi_ranks: int = Field(1, ge=1)
 
 
 class Domain(ABC):
@@ -33,6 +54,18 @@ class Domain(ABC):
     def python(self) -> str:
         """Interpreter that runs solution scripts of this domain."""
         return sys.executable
+
+    def semantic_checks(self, *, mpi_ranks: int = 1) -> list[SemanticCheck]:
+        """The domain's invariance checks; `mpi_ranks` > 1 adds the MPI check (opt-in)."""
+        return [mpi_check(mpi_ranks)] if mpi_ranks > 1 else []
+
+    @property
+    def mpiexec(self) -> str | None:
+        """The MPI launcher next to the domain interpreter (the venv's MPICH), if any."""
+        import shutil
+
+        beside = Path(self.python).with_name("mpiexec")
+        return str(beside) if beside.is_file() else shutil.which("mpiexec")
 
     @abstractmethod
     def check_environment(self) -> dict[str, Any]:
@@ -62,3 +95,12 @@ def candidate_dirs(root: Path) -> list[Path]:
     if not root.is_dir():
         return []
     return sorted(p for p in root.iterdir() if (p / "question.md").is_file())
+
+
+def mpi_check(ranks: int) -> SemanticCheck:
+    """The script on `ranks` MPI processes: every rank must print the serial value."""
+    return SemanticCheck(
+        name=f"mpi-{ranks}-ranks",
+        description=f"the script on {ranks} MPI ranks; every rank prints the serial value",
+        mpi_ranks=ranks,
+    )

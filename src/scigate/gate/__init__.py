@@ -10,6 +10,12 @@ from scigate.gate._candidate import (
     parse_options,
 )
 from scigate.gate._coding_agent import TOOL_SCHEMAS, AgentLimits, Episode, run_episode
+from scigate.gate._invariance import (
+    CheckResult,
+    InvarianceResult,
+    ainvariance,
+    invariance,
+)
 from scigate.gate._responders import CUES, CueResponder, ModelResponder, make_responder
 from scigate.gate._screen import ScreenCall, ScreenResult, presentation_order, run_screen
 from scigate.gate._solve import SolveResult, grade_answer, solve_with_command, solve_with_model
@@ -22,16 +28,20 @@ __all__ = [
     "TOOL_SCHEMAS",
     "AgentLimits",
     "Candidate",
+    "CheckResult",
     "CueResponder",
     "Episode",
+    "InvarianceResult",
     "ModelResponder",
     "ScreenCall",
     "ScreenResult",
     "SolveResult",
     "VerifyResult",
+    "ainvariance",
     "averify",
     "copy_without_answer",
     "grade_answer",
+    "invariance",
     "load_candidate",
     "make_responder",
     "match_option",

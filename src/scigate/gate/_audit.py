@@ -1,6 +1,7 @@
 """Audits of a run database: the checks the ToolGate paper shows are needed to trust a screen.
 
 - letter distribution of the proposed answers;
+- gate 1b (invariance) as its own funnel stage between verification and the screens;
 - per screen: letters chosen, accuracy by the correct option's shown position, whether
   orders were shuffled;
 - value-rank distribution of the proposed answers and the middle-value heuristic's
@@ -271,13 +272,14 @@ def _solved(latest: Latest, cid: str) -> bool:
 def surviving_candidates(
     latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
 ) -> list[str]:
-    """Candidates that passed verification and every screen, and the tool gate when one
-    ran on this database; oldest first, exact duplicates included."""
+    """Candidates that passed verification, gate 1b where it ran, and every screen, and
+    the tool gate when one ran on this database; oldest first, exact duplicates included."""
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
     return [
         c
         for c in sorted(cands, key=lambda i: (cands[i].created_at, i))
         if _outcome(latest, c, "verify", "") == "pass"
+        and not _rejected_by_invariance(latest, c)
         and all(_outcome(latest, c, "screen", s) == "pass" for s in screens)
         and (not any_solve or _solved(latest, c))
     ]
@@ -502,7 +504,8 @@ def db_funnel(
     """
     ordered = sorted(cands, key=lambda i: (cands[i].created_at, i))
     verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
-    alive = list(verified)
+    invariant = invariant_candidates(latest, verified)
+    alive = [c for c in verified if not _rejected_by_invariance(latest, c)]
     per_screen: dict[str, int] = {}
     for s in screens:
         alive = [c for c in alive if _outcome(latest, c, "screen", s) == "pass"]
@@ -523,12 +526,29 @@ def db_funnel(
         "near_duplicates": counts["near"] or 0,
         "generated": len(cands),
         "verified": len(verified),
+        "invariant": None if invariant is None else len(invariant),
+        # verified candidates that gate 1b never ran on (their run had it off): they go on
+        "invariance_unchecked": None if invariant is None else len(alive) - len(invariant),
         "screens": per_screen,
         "solved": len(solved) if any_solve else None,
         "unique": len(pool),
         "duplicates_removed": len(final) - len(pool),
         "pool_ids": pool,
     }
+
+
+def _rejected_by_invariance(latest: Latest, cid: str) -> bool:
+    """True when gate 1b ran on the candidate and its latest result is not a pass."""
+    outcome = _outcome(latest, cid, "invariance", "")
+    return outcome is not None and outcome != "pass"
+
+
+def invariant_candidates(latest: Latest, verified: list[str]) -> list[str] | None:
+    """The verified candidates whose latest gate-1b result is a pass; None when gate 1b
+    never ran on this database (the stage is then left out of the funnel)."""
+    if not any(k[0] == "invariance" for per in latest.values() for k in per):
+        return None
+    return [c for c in verified if _outcome(latest, c, "invariance", "") == "pass"]
 
 
 def _share(part: int, whole: int) -> float | None:

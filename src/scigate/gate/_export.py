@@ -185,6 +185,13 @@ def _conditions(gate: str, cfg: dict[str, Any], detail: dict[str, Any]) -> dict[
     """The protocol conditions a gate result was obtained under."""
     if gate == "verify":
         return {"time_limit_s": cfg.get("verify_timeout")}
+    if gate == "invariance":
+        return {
+            "time_limit_s": cfg.get("verify_timeout"),
+            "checks": [c.get("name") for c in detail.get("checks", []) or []],
+            "mpi_ranks": cfg.get("mpi_ranks", 1),
+            "compared_at": "the proposed option's printed precision",
+        }
     if gate == "screen":
         orders = {tuple(c.get("order") or ()) for c in detail.get("calls", []) or []}
         shuffled = detail.get("shuffled")
@@ -205,6 +212,26 @@ def _conditions(gate: str, cfg: dict[str, Any], detail: dict[str, Any]) -> dict[
             "max_tokens": cfg.get("solver_max_tokens"),
         }
     return {}
+
+
+def _invariance_lines(funnel: dict[str, Any]) -> list[str]:
+    """The datasheet's gate-1b funnel line (none when gate 1b never ran)."""
+    if funnel.get("invariant") is None:
+        return []
+    unchecked = funnel.get("invariance_unchecked") or 0
+    return [
+        f"- invariant under the domain's semantic checks (gate 1b): {funnel['invariant']}"
+        + (f" (and {unchecked} verified in runs without gate 1b)" if unchecked else "")
+    ]
+
+
+def _invariance_setting(cfg: dict[str, Any]) -> str:
+    if cfg.get("generator") == "rescreen":
+        return "carried over from the generation run"
+    if not cfg.get("invariance", False):
+        return "off"
+    ranks = cfg.get("mpi_ranks", 1) or 1
+    return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
 
 
 def export_jsonl(store: Any, out: Path, *, include_duplicates: bool = False) -> int:
@@ -444,6 +471,7 @@ def _datasheet(
         "",
         f"- generated: {a.funnel['generated']}",
         f"- verified: {a.funnel['verified']}",
+        *_invariance_lines(a.funnel),
         *[f"- passed {s}: {n}" for s, n in a.funnel["screens"].items()],
         f"- solved by the tool agent: {a.funnel['solved'] if a.funnel['solved'] is not None else 'not run'}",
         f"- unique: {a.funnel['unique']}",
@@ -461,6 +489,7 @@ def _datasheet(
             f"### run `{r['id']}` ({r['kind']}, {r.get('status')})",
             "",
             f"- domain: {cfg.get('domain')}; generator: {cfg.get('generator')}; seed: {cfg.get('seed')}",
+            f"- invariance gate (1b): {_invariance_setting(cfg)}",
             f"- screens (in order): {', '.join(cfg.get('screens') or []) or 'none'}; "
             f"{cfg.get('calls')} calls each, graded by value, majority rejects",
             f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "

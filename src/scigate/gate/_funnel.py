@@ -18,6 +18,7 @@ class Funnel(BaseModel):
     generator_failed: int = 0
     near_duplicates: int = 0  # rejected before gate 1: nearly repeats a surviving question
     verified: int = 0
+    invariant: int = 0  # passed gate 1b (counted only when `invariance`)
     screens: dict[str, int] = Field(default_factory=dict)
     solved: int = 0
     unsolved: int = 0
@@ -26,6 +27,7 @@ class Funnel(BaseModel):
     duplicates: int = 0
     errors: int = 0
     tool_gate: bool = True  # False: no solver configured, nothing can be "solved"
+    invariance: bool = False  # True: gate 1b ran, `invariant` is a stage of the funnel
 
     def line(self) -> str:
         """One line for the progress bar."""
@@ -33,6 +35,8 @@ class Funnel(BaseModel):
         if self.near_duplicates:
             parts.append(f"near-dup {self.near_duplicates}")
         parts.append(f"verified {self.verified}")
+        if self.invariance:
+            parts.append(f"invariant {self.invariant}")
         parts += [f"{_short(s)} {n}" for s, n in self.screens.items()]
         if self.tool_gate:
             parts.append(f"solved {self.solved}")
@@ -40,11 +44,22 @@ class Funnel(BaseModel):
         return " · ".join(parts)
 
 
-def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: bool = True) -> Funnel:
-    """The funnel of one run, from the database."""
+def funnel_of_run(
+    store: Any,
+    run_id: str,
+    screens: list[str],
+    *,
+    tool_gate: bool = True,
+    invariance: bool | None = None,
+) -> Funnel:
+    """The funnel of one run, from the database; gate 1b is a stage when `invariance`
+    (default: when the run recorded any invariance result)."""
     f = Funnel(screens={s: 0 for s in screens}, tool_gate=tool_gate)
     attempts = store.attempts(run_id)
     results = store.gate_results(run_id=run_id)
+    f.invariance = (
+        any(g["gate"] == "invariance" for g in results) if invariance is None else invariance
+    )
     by_cand: dict[str, dict[tuple[str, str], str]] = {}
     for g in results:
         by_cand.setdefault(g["candidate_id"], {})[(g["gate"], g["screen"])] = g["outcome"]
@@ -66,6 +81,10 @@ def funnel_of_run(store: Any, run_id: str, screens: list[str], *, tool_gate: boo
         if out.get(("verify", "")) != "pass":
             continue
         f.verified += 1
+        if f.invariance:
+            if out.get(("invariance", "")) != "pass":
+                continue
+            f.invariant += 1
         alive = True
         for s in screens:
             if alive and out.get(("screen", s)) == "pass":

@@ -39,6 +39,7 @@ from scigate.gate._generator import (
     TemplateCandidates,
     build_feedback,
 )
+from scigate.gate._invariance import ainvariance
 from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
@@ -70,6 +71,10 @@ class LoopConfig(BaseModel):
     rotate_seeds: bool = False
     near_duplicate: float = NEAR_DUPLICATE_JACCARD  # 0: no near-duplicate rejection
     all_verified: bool = False  # rescreen: every verified candidate, not only the survivors
+    #: gate 1b: the domain's semantic checks after verification (see `_invariance`)
+    invariance: bool = True
+    #: > 1 adds the MPI check (every rank prints the serial value) to gate 1b
+    mpi_ranks: int = 1
 
     @property
     def has_solver(self) -> bool:
@@ -88,6 +93,8 @@ class LoopConfig(BaseModel):
             raise BadInput("--verify-timeout and --time-limit must be positive")
         if self.solver and self.solver_cmd:
             raise BadInput("give at most one of --solver and --solver-cmd")
+        if not 1 <= self.mpi_ranks <= 64:
+            raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
         if len(set(self.screens)) != len(self.screens):
             raise BadInput("the same --screen is given twice")
         if self.seeds_in_prompt < 0:
@@ -229,7 +236,9 @@ async def run_loop(
     done = store.done_rounds(run_id)
     todo = [r for r in range(cfg.rounds) if r not in done]
     ctx = _Context(cfg, store, run_id, cfg.rounds, progress)
-    ctx.funnel = funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
+    ctx.funnel = funnel_of_run(
+        store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
+    )
     ctx.done = len(done)
     generator = make_generator(cfg, ctx.domain, store, run_id)
     if generator.uses_feedback:
@@ -240,7 +249,9 @@ async def run_loop(
         store.set_run_status(run_id, "interrupted")
         raise
     store.set_run_status(run_id, "finished")
-    return run_id, funnel_of_run(store, run_id, cfg.screens, tool_gate=cfg.has_solver)
+    return run_id, funnel_of_run(
+        store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
+    )
 
 
 async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
@@ -266,7 +277,11 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
         finally:
             ctx.gate1_finished(r)  # a round that ended before gate 1 releases the next one
         ctx.funnel = funnel_of_run(
-            ctx.store, ctx.run_id, ctx.cfg.screens, tool_gate=ctx.cfg.has_solver
+            ctx.store,
+            ctx.run_id,
+            ctx.cfg.screens,
+            tool_gate=ctx.cfg.has_solver,
+            invariance=ctx.cfg.invariance,
         )
         ctx.tick()
 
@@ -383,7 +398,39 @@ async def gate_candidate(
     ctx.gate1_finished(round_index)
     if verify["outcome"] != "pass":
         return "rejected-verify", verify["reason"], detail
+    if cfg.invariance:
+        inv = await invariance_stage(ctx, cand, verify)
+        if inv["outcome"] == "fail":
+            return "rejected-invariance", inv["reason"], detail
+        if inv["outcome"] != "pass":  # could not decide: no evidence either way
+            return "error", inv["reason"], detail
     return await screen_and_solve(ctx, cand, detail)
+
+
+async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any]) -> dict:
+    """Gate 1b on a verified candidate (its recorded result when there is one)."""
+    store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
+    got = store.gate_result(run_id, cand.id, "invariance")
+    if got is None:
+        async with ctx.fem:
+            res = await ainvariance(
+                cand,
+                reference=(verify.get("detail") or {}).get("printed"),
+                mpi_ranks=cfg.mpi_ranks,
+                timeout=cfg.verify_timeout,
+                domain=cfg.domain,
+            )
+        store.add_gate_result(
+            run_id,
+            cand.id,
+            "invariance",
+            outcome=res.outcome,
+            reason=res.reason,
+            detail=res.detail(),
+            seconds=res.seconds,
+        )
+        got = store.gate_result(run_id, cand.id, "invariance")
+    return got
 
 
 async def screen_and_solve(
@@ -605,7 +652,15 @@ def _verified_candidates(
     rows = store.query(
         "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
     )
-    ids = {r["candidate_id"] for r in rows}
+    # gate 1b: a candidate whose latest invariance result is not a pass is no survivor
+    not_invariant = {
+        r["candidate_id"]
+        for r in store.query(
+            "SELECT candidate_id, outcome FROM v_gate_latest WHERE gate = 'invariance'"
+        )
+        if r["outcome"] != "pass"
+    }
+    ids = {r["candidate_id"] for r in rows} - not_invariant
     if survivors_only:
         solved = store.query(
             "SELECT candidate_id FROM (SELECT candidate_id, outcome, ROW_NUMBER() OVER ("

@@ -26,6 +26,8 @@ REPLY_CHARS = 1200
 #: is packed in blocks of DETAIL_BLOCK items, decompressed only when an item is opened.
 INDEX_FIELDS = ("id", "status", "family", "question", "duplicate_of")
 DETAIL_BLOCK = 250
+#: gates in the order a candidate meets them (the item browser lists records so)
+GATE_ORDER = ("verify", "invariance", "screen", "solve")
 #: gzip level of the embedded item data (6 halves the size of level 1 for a few 100 ms).
 GZIP_LEVEL = 6
 
@@ -115,11 +117,7 @@ def browser_items(
                 "generator": c.generator or "",
                 "gates": sorted(
                     records.get(c.id, []),
-                    key=lambda r: (
-                        ["verify", "screen", "solve"].index(r["gate"])
-                        if r["gate"] in ("verify", "screen", "solve")
-                        else 9
-                    ),
+                    key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
                 ),
             }
         )
@@ -133,6 +131,9 @@ def _stage(per: dict) -> str:
         return "unverified"
     if v["outcome"] != "pass":
         return "rejected-verify" if v["outcome"] == "fail" else "error-verify"
+    inv = per.get(("invariance", ""))
+    if inv is not None and inv["outcome"] != "pass":
+        return "rejected-invariance" if inv["outcome"] == "fail" else "error-invariance"
     screens = [g["outcome"] for k, g in per.items() if k[0] == "screen"]
     if "fail" in screens:
         return "rejected-screen"
@@ -173,6 +174,8 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         ("generated", f["generated"]),
         ("verified", f["verified"]),
     ]
+    if f.get("invariant") is not None:
+        funnel_rows.append(("invariant (gate 1b)", f["invariant"]))
     funnel_rows += [(f"passed {s}", n) for s, n in f["screens"].items()]
     if f["solved"] is not None:
         funnel_rows.append(("solved by tool agent", f["solved"]))

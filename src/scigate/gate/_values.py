@@ -40,6 +40,26 @@ def values_match(printed: str, option: str) -> bool:
     return _norm(printed) == _norm(option)
 
 
+def same_value(printed: str, reference: str, like: str | None) -> bool:
+    """True when two printed values are equal at the printed precision of `like` (an
+    option's value): numbers are both rounded to its last decimal place; without a
+    numeric `like`, numbers compare exactly and other values after trimming and case."""
+    a, b = parse_number(printed), parse_number(reference)
+    if a is None or b is None:
+        return _norm(printed) == _norm(reference)
+    model = parse_number(like) if like is not None else None
+    exponent = model.as_tuple().exponent if model is not None else None
+    if not isinstance(exponent, int):
+        return a == b
+    quantum = Decimal(1).scaleb(exponent)
+    try:
+        return a.quantize(quantum, rounding=ROUND_HALF_EVEN) == b.quantize(
+            quantum, rounding=ROUND_HALF_EVEN
+        )
+    except InvalidOperation:
+        return False
+
+
 def match_option(printed: str, options: dict[str, str]) -> list[str]:
     """The letters of every option that `printed` matches by value (sorted)."""
     return sorted(letter for letter, value in options.items() if values_match(printed, value))

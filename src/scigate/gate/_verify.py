@@ -54,13 +54,7 @@ def verify(
     limits = sandbox.Limits(wall_seconds=timeout)
     if memory_bytes is not None:
         limits.memory_bytes = memory_bytes
-    if cand.path is not None and cand.path.is_dir():
-        # A fresh copy of the directory (data files included), without answer.txt and
-        # the generator's notes (meta.json): those live in the run database.
-        workspace = sandbox.fresh_workspace(cand.path, exclude=PRIVATE_FILES)
-    else:
-        workspace = sandbox.fresh_workspace()
-        cand.write(workspace, include_answer=False, include_meta=False)
+    workspace = candidate_workspace(cand)
     try:
         result = sandbox.run_python(
             script=workspace / "solution.py",
@@ -72,6 +66,19 @@ def verify(
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
     return judge_run(cand, result)
+
+
+def candidate_workspace(cand: Candidate) -> Path:
+    """A fresh sandbox workspace for running the candidate's solution: a copy of its
+    directory (data files included) without answer.txt and the generator's notes
+    (meta.json, notes*: those live in the run database)."""
+    from scigate import sandbox
+
+    if cand.path is not None and cand.path.is_dir():
+        return sandbox.fresh_workspace(cand.path, exclude=PRIVATE_FILES)
+    workspace = sandbox.fresh_workspace()
+    cand.write(workspace, include_answer=False, include_meta=False)
+    return workspace
 
 
 async def averify(candidate: Candidate | str | Path, **kwargs) -> VerifyResult:

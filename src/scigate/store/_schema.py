@@ -12,7 +12,7 @@ from __future__ import annotations
 APPLICATION_ID = 0x53475244
 
 #: The schema version this scigate writes; a database with a higher one is refused.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
 JSON_COLUMNS = frozenset(
@@ -298,7 +298,117 @@ FROM joined
 ORDER BY created_at, candidate_id;
 """
 
+# Version 3: gate 1b (gate = 'invariance') is a stage of its own in the views: a
+# candidate whose latest invariance result is not a pass is neither screened-through nor
+# accepted. Only the two views change; the tables stay as they are.
+_V3 = """
+DROP VIEW v_candidate_status;
+DROP VIEW v_funnel;
+
+-- One row per candidate: its latest verify / invariance / screen / solve outcomes and a status
+-- (a near-duplicate rejected before gate 1 is 'rejected-duplicate', as in v2).
+CREATE VIEW v_candidate_status AS
+WITH latest AS (SELECT candidate_id, gate, screen, outcome, reason FROM v_gate_latest),
+v AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'verify'),
+i AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'invariance'),
+d AS (SELECT candidate_id, outcome FROM latest WHERE gate = 'duplicate'),
+s AS (
+    SELECT candidate_id,
+           COUNT(*) AS screens_run,
+           SUM(outcome = 'pass') AS screens_passed,
+           SUM(outcome = 'fail') AS screens_failed,
+           SUM(outcome = 'error') AS screens_errored,
+           group_concat(CASE WHEN outcome = 'fail' THEN screen END, ' ') AS solved_by_screens
+    FROM latest WHERE gate = 'screen' GROUP BY candidate_id
+),
+so AS (
+    SELECT candidate_id,
+           CASE WHEN SUM(outcome = 'pass') > 0 THEN 'pass'
+                WHEN SUM(outcome = 'fail') > 0 THEN 'fail'
+                ELSE 'error' END AS outcome,
+           group_concat(reason, '; ') AS reason
+    FROM latest WHERE gate = 'solve' GROUP BY candidate_id
+),
+joined AS (
+    SELECT c.id AS candidate_id, c.run_id, c.family, c.generator, c.answer, c.question_key,
+           c.duplicate_of, c.created_at,
+           v.outcome AS verify, v.reason AS verify_reason,
+           i.outcome AS invariance, i.reason AS invariance_reason,
+           COALESCE(s.screens_run, 0) AS screens_run,
+           COALESCE(s.screens_passed, 0) AS screens_passed,
+           CASE WHEN s.screens_failed > 0 THEN 'fail'
+                WHEN s.screens_errored > 0 THEN 'error'
+                WHEN s.screens_passed > 0 THEN 'pass' END AS screen,
+           s.solved_by_screens,
+           so.outcome AS solve, so.reason AS solve_reason,
+           d.outcome AS duplicate
+    FROM candidates c
+    LEFT JOIN v ON v.candidate_id = c.id
+    LEFT JOIN i ON i.candidate_id = c.id
+    LEFT JOIN s ON s.candidate_id = c.id
+    LEFT JOIN so ON so.candidate_id = c.id
+    LEFT JOIN d ON d.candidate_id = c.id
+)
+SELECT *,
+       CASE WHEN verify IS NULL AND duplicate = 'fail' THEN 'rejected-duplicate'
+            WHEN verify IS NULL THEN 'pending'
+            WHEN verify = 'fail' THEN 'rejected-verify'
+            WHEN verify = 'error' THEN 'error-verify'
+            WHEN invariance = 'fail' THEN 'rejected-invariance'
+            WHEN invariance = 'error' THEN 'error-invariance'
+            WHEN screen = 'fail' THEN 'rejected-screen'
+            WHEN screen = 'error' THEN 'error-screen'
+            WHEN solve IS NULL THEN 'pending'
+            WHEN solve = 'pass' THEN 'accepted'
+            WHEN solve = 'fail' THEN 'rejected-solve'
+            ELSE 'error-solve' END AS status
+FROM joined
+ORDER BY created_at, candidate_id;
+
+-- One row per run: how many attempts survive each gate of that run.
+CREATE VIEW v_funnel AS
+WITH per AS (
+    SELECT run_id, candidate_id,
+           MAX(gate = 'verify' AND outcome = 'pass') AS verified,
+           SUM(gate = 'invariance') AS invariance_runs,
+           SUM(gate = 'invariance' AND outcome != 'pass') AS invariance_not_passed,
+           SUM(gate = 'screen') AS screens,
+           SUM(gate = 'screen' AND outcome != 'pass') AS screens_not_passed,
+           MAX(gate = 'solve' AND outcome = 'pass') AS solved
+    FROM gate_results GROUP BY run_id, candidate_id
+),
+agg AS (
+    SELECT per.run_id,
+           SUM(verified) AS verified,
+           SUM(verified AND invariance_runs > 0 AND invariance_not_passed = 0) AS invariant,
+           SUM(verified AND invariance_not_passed = 0 AND screens > 0
+               AND screens_not_passed = 0) AS screen_passed,
+           SUM(verified AND invariance_not_passed = 0 AND screens_not_passed = 0
+               AND solved) AS accepted,
+           COUNT(DISTINCT CASE WHEN verified AND invariance_not_passed = 0
+                                    AND screens_not_passed = 0 AND solved
+                               THEN c.question_key END) AS accepted_unique
+    FROM per JOIN candidates c ON c.id = per.candidate_id
+    GROUP BY per.run_id
+),
+att AS (
+    SELECT run_id, COUNT(*) AS attempts, COUNT(DISTINCT candidate_id) AS candidates
+    FROM attempts GROUP BY run_id
+)
+SELECT r.id AS run_id, r.kind, r.domain, r.status,
+       COALESCE(att.attempts, 0) AS attempts,
+       COALESCE(att.candidates, 0) AS candidates,
+       COALESCE(agg.verified, 0) AS verified,
+       COALESCE(agg.invariant, 0) AS invariant,
+       COALESCE(agg.screen_passed, 0) AS screen_passed,
+       COALESCE(agg.accepted, 0) AS accepted,
+       COALESCE(agg.accepted_unique, 0) AS accepted_unique
+FROM runs r
+LEFT JOIN att ON att.run_id = r.id
+LEFT JOIN agg ON agg.run_id = r.id;
+"""
+
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2}
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
 
 assert max(MIGRATIONS) == SCHEMA_VERSION

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .._base import Domain, candidate_dirs
+from .._base import Domain, SemanticCheck, candidate_dirs, mpi_check
 
 HERE = Path(__file__).parent
 
@@ -62,6 +62,17 @@ class FenicsxDomain(Domain):
         "JIT-compiled by FFCx on first use (cached in ~/.cache/fenics). gmsh is not installed; "
         "build meshes with dolfinx.mesh (create_unit_square, create_rectangle, create_submesh)."
     )
+
+    def semantic_checks(self, *, mpi_ranks: int = 1) -> list[SemanticCheck]:
+        """The mesh presented in another order (always); `mpi_ranks` > 1 adds the MPI run."""
+        reorder = SemanticCheck(
+            name="reordered-mesh",
+            description="the same script with the mesh's cells and nodes presented in a "
+            "shuffled order, so geometry and dof numberings change",
+            prelude=(HERE / "_reorder_hook.py").read_text() + "\ninstall()\n",
+            marker="scigate-invariance:",
+        )
+        return [reorder] + ([mpi_check(mpi_ranks)] if mpi_ranks > 1 else [])
 
     def check_environment(self) -> dict[str, Any]:
         """Probe the domain interpreter in a subprocess (dolfinx never loads in the caller)."""

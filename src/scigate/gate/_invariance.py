@@ -1,0 +1,313 @@
+"""Gate 1b, invariance: the printed answer must survive perturbations that cannot change a
+correct computation.
+
+A domain declares its semantic checks (`Domain.semantic_checks`); for FEniCSx the mesh is
+presented with its cells and nodes in another order (on by default) and, opt-in, the
+script runs on several MPI ranks. Each check runs the candidate's script again in the
+sandbox, in a fresh workspace built like verification's (no answer, no generator notes),
+through a small runner that executes the check's prelude and then solution.py as
+`__main__`. Serial checks fork from the same warm server verification uses. A check
+passes when the printed value equals the unperturbed one at the proposed option's
+printed precision; a run that cannot decide (time-out, nothing perturbed although the
+check applied) is `error`, never a pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from scigate.domains import SemanticCheck
+from scigate.gate._candidate import Candidate, load_candidate
+from scigate.gate._values import same_value
+from scigate.gate._verify import candidate_workspace, verify
+
+if TYPE_CHECKING:
+    from scigate.sandbox import SandboxResult
+
+RUNNER = ".scigate_check.py"
+RANK_FILE = ".scigate_rank_{rank}.out"
+RANK_OUTPUT_CHARS = 1 << 16
+
+Outcome = Literal["pass", "fail", "error"]
+
+_RUNNER_TAIL = """
+import runpy as _scigate_runpy
+
+_scigate_runpy.run_path("solution.py", run_name="__main__")
+"""
+
+# Each MPI rank's stdout (C-level writes included) goes to its own file, so lines of
+# different ranks cannot interleave; MPICH's hydra sets PMI_RANK, Open MPI its own.
+_RANK_STDOUT = """
+import os as _scigate_os
+
+_scigate_rank = _scigate_os.environ.get("PMI_RANK") or _scigate_os.environ.get(
+    "OMPI_COMM_WORLD_RANK", "0"
+)
+_scigate_fd = _scigate_os.open(
+    ".scigate_rank_%s.out" % _scigate_rank,
+    _scigate_os.O_WRONLY | _scigate_os.O_CREAT | _scigate_os.O_TRUNC,
+    0o600,
+)
+_scigate_os.dup2(_scigate_fd, 1)
+_scigate_os.close(_scigate_fd)
+"""
+
+
+class CheckResult(BaseModel):
+    """One semantic check: the value printed under the perturbation against the reference."""
+
+    name: str
+    passed: bool
+    outcome: Outcome
+    printed: str | None
+    reference: str | None
+    reason: str
+    seconds: float
+    #: the prelude's own reports of what it perturbed (e.g. each mesh reordered)
+    perturbed: list[str] = Field(default_factory=list)
+    #: per MPI rank, the line it printed (None: nothing or several lines)
+    ranks: list[str | None] | None = None
+    exit_code: int | None = None
+    stderr_tail: str = ""
+
+
+class InvarianceResult(BaseModel):
+    """Gate 1b's verdict over every check of the domain."""
+
+    passed: bool
+    outcome: Outcome
+    checks: list[CheckResult]
+    reason: str
+    seconds: float
+    reference: str | None
+    proposed: str
+
+    def detail(self) -> dict:
+        """The record kept in the run database."""
+        return self.model_dump()
+
+
+def invariance(
+    candidate: Candidate | str | Path,
+    *,
+    reference: str | None = None,
+    mpi_ranks: int = 1,
+    timeout: float = 300.0,
+    domain: str = "fenicsx",
+    python: str | None = None,
+    memory_bytes: int | None = None,
+) -> InvarianceResult:
+    """Run the domain's semantic checks on a candidate that passed gate 1.
+
+    `reference` is the value gate 1 printed; without it gate 1 runs first, and a
+    candidate that does not pass it cannot be judged here (outcome `error`). Checks run
+    in order and stop at the first that fails.
+    """
+    from scigate.domains import get_domain
+    from scigate.errors import BadInput
+
+    if mpi_ranks < 1:
+        raise BadInput("--mpi-ranks must be at least 1 (1: no MPI check)")
+    cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
+    dom = get_domain(domain)
+    python = python or dom.python
+    checks = dom.semantic_checks(mpi_ranks=mpi_ranks)
+    started = time.perf_counter()
+    proposed = cand.answer_value or ""
+    if reference is None:
+        gate1 = verify(cand, timeout=timeout, domain=domain, memory_bytes=memory_bytes)
+        if not gate1.passed or gate1.printed is None:
+            return _verdict(
+                [], None, proposed, started, f"unjudged: gate 1 did not pass ({gate1.reason})"
+            )
+        reference = gate1.printed
+    results: list[CheckResult] = []
+    for check in checks:
+        res = run_check(
+            cand,
+            check,
+            reference=reference,
+            timeout=timeout,
+            python=python,
+            preload=dom.preload,
+            mpiexec=dom.mpiexec,
+            memory_bytes=memory_bytes,
+        )
+        results.append(res)
+        if res.outcome == "fail":
+            break
+    return _verdict(results, reference, proposed, started, None)
+
+
+async def ainvariance(candidate: Candidate | str | Path, **kwargs) -> InvarianceResult:
+    """`invariance` without blocking the event loop."""
+    return await asyncio.to_thread(invariance, candidate, **kwargs)
+
+
+def _verdict(
+    results: list[CheckResult],
+    reference: str | None,
+    proposed: str,
+    started: float,
+    unjudged: str | None,
+) -> InvarianceResult:
+    seconds = round(time.perf_counter() - started, 3)
+    failed = [r for r in results if r.outcome == "fail"]
+    errored = [r for r in results if r.outcome == "error"]
+    if unjudged is not None:
+        outcome, reason = "error", unjudged
+    elif failed:
+        outcome, reason = "fail", f"{failed[0].name}: {failed[0].reason}"
+    elif errored:
+        outcome, reason = "error", "; ".join(f"{r.name}: {r.reason}" for r in errored)
+    elif not results:
+        outcome, reason = "pass", "the domain declares no semantic checks"
+    else:
+        outcome = "pass"
+        reason = "unchanged under " + "; ".join(f"{r.name} ({r.reason})" for r in results)
+    return InvarianceResult(
+        passed=outcome == "pass",
+        outcome=outcome,
+        checks=results,
+        reason=reason,
+        seconds=seconds,
+        reference=reference,
+        proposed=proposed,
+    )
+
+
+def run_check(
+    cand: Candidate,
+    check: SemanticCheck,
+    *,
+    reference: str,
+    timeout: float = 300.0,
+    python: str | None = None,
+    preload: tuple[str, ...] = (),
+    mpiexec: str | None = None,
+    memory_bytes: int | None = None,
+) -> CheckResult:
+    """Run one `SemanticCheck` on the candidate and compare with `reference`."""
+    from scigate import sandbox
+
+    python = python or sys.executable
+    limits = sandbox.Limits(wall_seconds=timeout)
+    if memory_bytes is not None:
+        limits.memory_bytes = memory_bytes
+    base = {"name": check.name, "reference": reference}
+    if check.mpi_ranks > 1 and mpiexec is None:
+        return CheckResult(
+            passed=False,
+            outcome="error",
+            printed=None,
+            reason="cannot run: no mpiexec beside the domain's interpreter or on PATH",
+            seconds=0.0,
+            **base,
+        )
+    workspace = candidate_workspace(cand)
+    try:
+        prelude = (_RANK_STDOUT if check.mpi_ranks > 1 else "") + check.prelude
+        (workspace / RUNNER).write_text(prelude + _RUNNER_TAIL, encoding="utf-8")
+        if check.mpi_ranks > 1:
+            assert mpiexec is not None
+            result = sandbox.run(
+                [mpiexec, "-n", str(check.mpi_ranks), python, RUNNER],
+                workspace=workspace,
+                limits=limits,
+            )
+            outputs = [
+                _read_rank(workspace / RANK_FILE.format(rank=r)) for r in range(check.mpi_ranks)
+            ]
+        else:
+            result = sandbox.run_python(
+                script=Path(RUNNER),
+                workspace=workspace,
+                limits=limits,
+                python=python,
+                preload=preload,
+            )
+            outputs = [result.stdout]
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+    return judge_check(check, result, outputs, reference=reference, like=cand.answer_value)
+
+
+def _read_rank(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            return f.read(RANK_OUTPUT_CHARS)
+    except OSError:
+        return ""
+
+
+def _one_line(text: str) -> str | None:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[0] if len(lines) == 1 else None
+
+
+def judge_check(
+    check: SemanticCheck,
+    result: SandboxResult,
+    outputs: list[str],
+    *,
+    reference: str,
+    like: str | None,
+) -> CheckResult:
+    """The verdict of one check from its sandbox result and the stdout of each process."""
+    reports = [
+        ln.strip()[len(check.marker) :].strip()
+        for ln in result.stderr.splitlines()
+        if check.marker and ln.strip().startswith(check.marker)
+    ]
+    lines = [_one_line(text) for text in outputs]
+    printed = lines[0] if len(lines) == 1 else next((v for v in lines if v is not None), None)
+    base = {
+        "name": check.name,
+        "reference": reference,
+        "printed": printed,
+        "seconds": round(result.seconds, 3),
+        "perturbed": reports[:20],
+        "ranks": lines if check.mpi_ranks > 1 else None,
+        "exit_code": result.exit_code,
+        "stderr_tail": result.stderr_tail(10),
+    }
+    where = f"under {check.name}"
+
+    def verdict(outcome: Outcome, reason: str) -> CheckResult:
+        return CheckResult(passed=outcome == "pass", outcome=outcome, reason=reason, **base)
+
+    if result.timed_out:
+        return verdict("error", f"cannot decide: timeout {where}: {result.reason}")
+    if result.exit_code != 0:
+        tail = result.stderr_tail(3).strip().replace("\n", " | ")
+        return verdict("fail", f"crash {where}: {result.reason}" + (f"; {tail}" if tail else ""))
+    if check.mpi_ranks > 1:
+        bad = [
+            f"rank {r} printed {v}" if v is not None else f"rank {r} printed no single line"
+            for r, v in enumerate(lines)
+            if v is None or not same_value(v, reference, like)
+        ]
+        if bad:
+            return verdict("fail", f"{'; '.join(bad)} {where}; serial printed {reference}")
+        return verdict("pass", f"every rank printed {printed}; serial printed {reference}")
+    if printed is None:
+        n = len([ln for ln in outputs[0].splitlines() if ln.strip()])
+        return verdict("fail", f"printed {n} lines {where}, expected exactly one")
+    if not same_value(printed, reference, like):
+        return verdict("fail", f"printed {printed} {where}; {reference} without it")
+    applied = [r for r in reports if r.startswith("applied")]
+    if check.marker and reports and not applied:
+        return verdict(
+            "error", f"cannot decide: nothing could be perturbed ({'; '.join(reports[:3])})"
+        )
+    if check.marker and not reports:
+        return verdict("pass", f"not applicable: nothing to perturb; printed {printed}")
+    return verdict("pass", f"printed {printed}; {reference} without it")
