@@ -1,0 +1,147 @@
+"""`scigate bench ...`: derive, verify and build benchmarks with executed answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from scigate.cli._tools import _bad_input_exits_2
+
+app = typer.Typer(
+    help="Benchmarks with executed gold answers: derive, verify, build.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+WORKERS_HELP = "Worker processes (default: the CPUs available, at most 4; 1 runs in-process)."
+
+
+def _echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@contextmanager
+def _progress(label: str, total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (drawn only on a terminal)."""
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn(f"[bold]{label}[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task(label, total=total)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@app.command("derive")
+@_bad_input_exits_2
+def derive_cmd(
+    file: Path = typer.Argument(..., help="A SciToolEval-format JSONL file."),
+    out: Path = typer.Option(..., "--out", help="Where to write the tasks with executed answers."),
+    workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Add an executed answer and plan to every task whose tool path runs offline."""
+    from scigate.bench import read_tasks, run_tasks, write_tasks
+
+    tasks = read_tasks(file)
+    with _progress("derive", len(tasks)) as update:
+        outcomes = run_tasks("derive", tasks, workers=workers, progress=update)
+    rows = [o.task if o.task is not None else tasks[o.index] for o in outcomes]
+    write_tasks(out, rows)
+    derived = [o for o in outcomes if o.status == "derived"]
+    skipped = [o for o in outcomes if o.status != "derived"]
+    differs = [o.index + 1 for o in derived if o.task and "source_answer" in o.task]
+    if as_json:
+        _echo_json(
+            {
+                "total": len(tasks),
+                "derived": len(derived),
+                "out": str(out),
+                "not_derived": [{"task": o.index + 1, "reason": o.reason} for o in skipped],
+                "source_answer_differs": differs,
+            }
+        )
+        return
+    console = Console(soft_wrap=True)
+    console.print(
+        f"derived {len(derived)} of {len(tasks)} tasks -> {escape(str(out))}", highlight=False
+    )
+    if differs:
+        console.print(
+            f"{len(differs)} source answers differ from the executed ones "
+            f"(kept as source_answer): tasks {', '.join(map(str, differs))}",
+            highlight=False,
+        )
+    for o in skipped:
+        console.print(f"not derived: {escape(o.line())}", highlight=False)
+
+
+@app.command("verify")
+@_bad_input_exits_2
+def verify_cmd(
+    file: Path = typer.Argument(..., help="A JSONL benchmark file with answers."),
+    workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Re-execute every task; list those whose stored answer disagrees (exit 1 if any)."""
+    from scigate.bench import read_tasks, run_tasks
+
+    tasks = read_tasks(file)
+    with _progress("verify", len(tasks)) as update:
+        outcomes = run_tasks("verify", tasks, workers=workers, progress=update)
+    counts = {
+        s: sum(1 for o in outcomes if o.status == s)
+        for s in ("agrees", "disagrees", "error", "unverifiable")
+    }
+    failing = [o for o in outcomes if o.status in ("disagrees", "error")]
+    if as_json:
+        _echo_json(
+            {
+                "total": len(tasks),
+                **counts,
+                "passed": not failing,
+                "tasks": [
+                    {
+                        "task": o.index + 1,
+                        "status": o.status,
+                        "stored": o.stored,
+                        "executed": o.answer,
+                        "reason": o.reason,
+                    }
+                    for o in outcomes
+                    if o.status != "agrees"
+                ],
+            }
+        )
+    else:
+        console = Console(soft_wrap=True)
+        console.print(
+            f"{counts['agrees']} of {len(tasks)} stored answers re-derived; "
+            f"{counts['disagrees']} disagree, {counts['error']} could not be re-executed, "
+            f"{counts['unverifiable']} unverifiable",
+            highlight=False,
+        )
+        for o in outcomes:
+            if o.status != "agrees":
+                console.print(escape(o.line()), highlight=False)
+    if failing:
+        raise typer.Exit(1)
