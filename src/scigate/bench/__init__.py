@@ -15,14 +15,19 @@ from scigate.bench._answer import (
     task_format,
     task_path,
 )
+from scigate.bench._build import BuildConfig, BuildReport, abuild, build
 from scigate.bench._derive import TaskOutcome, default_workers, derive_one, run_tasks, verify_one
 from scigate.bench._files import read_tasks, write_tasks
 
 __all__ = [
     "FORMATS",
+    "BuildConfig",
+    "BuildReport",
     "Execution",
     "TaskOutcome",
     "Underivable",
+    "abuild",
+    "build",
     "default_workers",
     "derive_one",
     "execute_task",

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scigate.cli._tools import _bad_input_exits_2
+from scigate.errors import BadInput
 
 app = typer.Typer(
     help="Benchmarks with executed gold answers: derive, verify, build.",
@@ -144,4 +145,73 @@ def verify_cmd(
             if o.status != "agrees":
                 console.print(escape(o.line()), highlight=False)
     if failing:
+        raise typer.Exit(1)
+
+
+@app.command("build")
+@_bad_input_exits_2
+def build_cmd(
+    generator: str = typer.Option(
+        ..., "--generator", help="'templates' (no model) or a model spec for the question writer."
+    ),
+    n: int = typer.Option(..., "--n", help="How many tasks to build."),
+    db: Path = typer.Option(..., "--db", help="Run database: every attempt and outcome."),
+    out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
+    levels: str = typer.Option("1,2,3,4", "--levels", help="Levels to build, e.g. 1,2,3,4."),
+    screen: list[str] = typer.Option(
+        [], "--screen", help="No-tool screen (model spec or cue/NAME) that must fail; repeatable."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
+    max_attempts: int | None = typer.Option(
+        None, "--max-attempts", help="Give up after this many attempts (default: 25 per task)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the funnel as JSON."),
+) -> None:
+    """Build tasks with executed gold answers: balanced levels and formats, screened, deduplicated."""
+    from scigate.bench import BuildConfig, build
+
+    try:
+        wanted = [int(x) for x in levels.split(",") if x.strip()]
+    except ValueError:
+        raise BadInput(f"--levels takes numbers separated by commas, got {levels!r}") from None
+    config = BuildConfig(
+        n=n,
+        levels=wanted,
+        generator=generator,
+        screens=screen,
+        seed=seed,
+        max_attempts=max_attempts,
+    )
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("[bold]bench build[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[attempts]} attempts"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task("build", total=n, attempts=0)
+        report = build(
+            config,
+            db,
+            out,
+            progress=lambda done, total, tried: bar.update(task, completed=done, attempts=tried),
+        )
+    if as_json:
+        _echo_json(report.model_dump())
+    else:
+        shown = Console(soft_wrap=True)
+        shown.print(
+            f"built {report.accepted} of {report.target} tasks in {report.attempts} attempts "
+            f"({report.seconds:.1f} s) -> {escape(report.out)}; run {report.run_id}",
+            highlight=False,
+        )
+        shown.print("per cell: " + ", ".join(f"{k} {v}" for k, v in report.cells.items()))
+        if report.rejected:
+            shown.print("rejected at: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()))
+    if report.accepted < report.target:
         raise typer.Exit(1)
