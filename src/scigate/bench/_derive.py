@@ -108,8 +108,17 @@ def _entity_key(item: tuple[int, dict[str, Any]]) -> str:
     return json.dumps(raw.get("Parameter", raw.get("parameter")), default=str, sort_keys=True)
 
 
-def default_workers() -> int:
-    """Worker processes by default: the CPUs this process may use, at most 4."""
+# Below this many tasks one process with its call cache beats worker processes, whose
+# start-up (importing the library) costs seconds: 384 tasks took 3.6 s in one process and
+# 9.8 s with 2 workers (benchmarks/bench_bench.py).
+PARALLEL_FROM = 2000
+
+
+def default_workers(total: int = PARALLEL_FROM) -> int:
+    """Worker processes by default: 1 below PARALLEL_FROM tasks, else the CPUs this process
+    may use, at most 4."""
+    if total < PARALLEL_FROM:
+        return 1
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
@@ -129,7 +138,7 @@ def run_tasks(
     `workers` 1 runs in this process; more run chunks in worker processes. `cache` False
     makes every call run even when another task made the same one.
     """
-    workers = default_workers() if workers is None else max(1, workers)
+    workers = default_workers(len(tasks)) if workers is None else max(1, workers)
     total = len(tasks)
     items = sorted(enumerate(tasks), key=_entity_key)
     outcomes: list[TaskOutcome] = []

@@ -23,7 +23,9 @@ app = typer.Typer(
     add_completion=False,
 )
 
-WORKERS_HELP = "Worker processes (default: the CPUs available, at most 4; 1 runs in-process)."
+WORKERS_HELP = (
+    "Worker processes (default: 1, in-process, below 2000 tasks; else the CPUs, at most 4)."
+)
 
 
 def _echo_json(data: Any) -> None:
