@@ -17,7 +17,7 @@ from scigate.bench._compose import Rejected, reproducible
 from scigate.bench._entities import load_entities
 from scigate.cli._bench import app
 from scigate.store import Store
-from scigate.tools import get_tool, load_library
+from scigate.tools import canonical_type, get_tool, load_library
 
 runner = CliRunner()
 WRITERS = Path(__file__).parent / "models" / "writers.py"
@@ -53,6 +53,13 @@ def test_templates_build_covers_every_level_and_format(built) -> None:
         lo, hi = lengths[t["level"]]
         assert lo <= len(t["tool_path"]) <= hi, t
         assert t["plan"]["edges"] and t["plan"]["runs"]
+        # no step makes a second copy of a type already there (RandomMutation, Deprotect, ...):
+        # it would silently change what the later steps and the question are about
+        available = {canonical_type(t["plan"]["entity_type"])}
+        for name in t["tool_path"]:
+            outs = {canonical_type(o) for o in get_tool(name).spec.outputs}
+            assert not outs & available, (name, t["tool_path"])
+            available |= outs
         if t["format"] == "multiple choice":
             assert sorted(t["options"]) == ["A", "B", "C", "D"] and t["answer"] in t["options"]
         if t["format"] == "true/false":

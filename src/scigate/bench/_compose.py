@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,6 +24,8 @@ from scigate.bench._entities import Entity
 from scigate.errors import BadInput
 from scigate.tools import PlanRun, format_value, get_tool, make_plan, run_plan, type_accepts
 
+# What a derived input is called in a question ("the isoelectric point of its encoded peptide").
+DERIVED = {"protein sequence": "encoded peptide", "RNA sequence": "transcript"}
 LEVEL_TOOLS = {1: (1, 2), 2: (2, 4), 3: (3, 6), 4: (5, 10)}
 CANDIDATES = 4  # entities of a selection task: the four options a screen is shown
 
@@ -46,8 +49,13 @@ class Draft(BaseModel):
     distractors: list[dict[str, str]] = Field(default_factory=list)  # {"value", "how"}
 
     def phrase(self, tool: str) -> str:
-        """How a question names the output of `tool`."""
-        return tool_roles()[tool].phrase
+        """How a question names the output of `tool` (of the encoded peptide, of the
+        transcript, when the tool works on something derived from the entity)."""
+        role = tool_roles()[tool]
+        derived = DERIVED.get(role.input_type)
+        if derived and role.input_type != self.entities[0].type:
+            return f"{role.phrase} of its {derived}"
+        return role.phrase
 
 
 def sample_subset(domain: str, entity_type: str, rng: random.Random, size: int) -> list[str]:
@@ -81,7 +89,15 @@ def sample_path(
         subset = [roles[n] for n in sample_subset(domain, entity_type, rng, max(12, 3 * k))]
         available, path = {entity_type}, []
         while len(path) < k:
-            options = [r for r in subset if r.name not in path and _usable(r, available)]
+            # a tool whose output type is already there (a mutated or "deprotected" copy of
+            # the entity) would silently change what later steps and the question are about
+            options = [
+                r
+                for r in subset
+                if r.name not in path
+                and _usable(r, available)
+                and not any(t in available for t in r.output_types)
+            ]
             if not options:
                 break
             pick = rng.choice(options)
@@ -122,7 +138,11 @@ def reproducible(path: list[str], entities: list[Entity]) -> list[PlanRun]:
 
 
 def nice_between(lo: float, hi: float, avoid: set[str]) -> float | None:
-    """The roundest number strictly between lo and hi whose display is not in `avoid`."""
+    """The roundest number strictly between lo and hi whose display is not in `avoid`
+    (a half for two neighbouring counts: 'below 1.5' rather than 'below 1.1')."""
+    if float(lo).is_integer() and float(hi).is_integer() and hi - lo <= 1:
+        half = lo + 0.5
+        return half if format_value(half) not in avoid else None
     for digits in range(0, 7):
         step = 10.0**-digits
         x = math.floor(lo / step + 1) * step
@@ -205,6 +225,20 @@ def _siblings(tool: str, domain: str) -> list[str]:
         and r.scalar
         and r.numeric == me.numeric
     )
+
+
+def _shape(answer: str) -> tuple[str, ...]:
+    """Per item: 'int', 'float' or 'text', so distractors look like the answer."""
+    shapes = []
+    for item in answer.split(";"):
+        text = item.strip()
+        if re.fullmatch(r"[-+]?\d+", text):
+            shapes.append("int")
+        elif re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", text):
+            shapes.append("float")
+        else:
+            shapes.append("text")
+    return tuple(shapes)
 
 
 def near_misses(

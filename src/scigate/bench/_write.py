@@ -53,7 +53,9 @@ def _items(text: str) -> list[str]:
 def _condition(draft: Draft, c: dict[str, Any]) -> str:
     word = "above" if c["cmp"] == ">" else "below"
     value = f"{c['value']:g}"
-    return f"a {draft.phrase(c['output'])} {word} {value}"
+    phrase = draft.phrase(c["output"])
+    article = "an" if phrase[:1].lower() in "aeio" or phrase.startswith("RNA") else "a"
+    return f"{article} {phrase} {word} {value}"
 
 
 _BACKGROUND = {
