@@ -119,6 +119,22 @@ def test_every_attempt_is_in_the_run_database(built) -> None:
     assert all({"level", "format", "domain", "stage"} <= set(a["detail"]) for a in attempts)
 
 
+def test_report_shows_the_funnel_per_level_and_format(built, tmp_path: Path) -> None:
+    _, db, report = built
+    result = runner.invoke(app, ["report", "--db", str(db), "--json"])
+    assert result.exit_code == 0, result.output
+    funnel = json.loads(result.stdout)
+    assert funnel["run_id"] == report["run_id"] and funnel["accepted"] == 32
+    assert funnel["attempts"] == report["attempts"]
+    assert len(funnel["cells"]) == 16
+    assert sum(c["attempts"] for c in funnel["cells"].values()) == report["attempts"]
+    assert funnel["rejected"] == report["rejected"]
+    text = runner.invoke(app, ["report", "--db", str(db)])
+    assert "L4/true/false: 2/" in text.stdout
+    missing = runner.invoke(app, ["report", "--db", str(tmp_path / "none.db")])
+    assert missing.exit_code == 2 and "database not found" in missing.stderr
+
+
 def test_a_task_whose_answer_changes_between_executions_is_dropped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

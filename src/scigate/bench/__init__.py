@@ -18,6 +18,7 @@ from scigate.bench._answer import (
 from scigate.bench._build import BuildConfig, BuildReport, abuild, build
 from scigate.bench._derive import TaskOutcome, default_workers, derive_one, run_tasks, verify_one
 from scigate.bench._files import read_tasks, write_tasks
+from scigate.bench._report import build_funnel
 
 __all__ = [
     "FORMATS",
@@ -28,6 +29,7 @@ __all__ = [
     "Underivable",
     "abuild",
     "build",
+    "build_funnel",
     "default_workers",
     "derive_one",
     "execute_task",

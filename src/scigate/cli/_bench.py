@@ -217,3 +217,31 @@ def build_cmd(
             shown.print("rejected at: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()))
     if report.accepted < report.target:
         raise typer.Exit(1)
+
+
+@app.command("report")
+@_bad_input_exits_2
+def report_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database of a bench build."),
+    run: str | None = typer.Option(None, "--run", help="Build run id (default: the latest)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """The funnel of a build: attempts, accepted and rejections per level and format."""
+    from scigate.bench import build_funnel
+
+    funnel = build_funnel(db, run)
+    if as_json:
+        _echo_json(funnel)
+        return
+    console = Console(soft_wrap=True)
+    console.print(
+        f"run {funnel['run_id']} ({funnel['status']}): {funnel['accepted']} accepted of "
+        f"{funnel['attempts']} attempts",
+        highlight=False,
+    )
+    for cell, row in funnel["cells"].items():
+        why = ", ".join(f"{k} {v}" for k, v in row["rejected"].items()) or "-"
+        console.print(
+            f"{escape(cell)}: {row['accepted']}/{row['attempts']} accepted; rejected at {why}",
+            highlight=False,
+        )
