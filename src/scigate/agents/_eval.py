@@ -71,6 +71,7 @@ def load_bench(path: str | Path) -> list[Task]:
                     options=raw.get("options"),
                     level=raw.get("level"),
                     domain=raw.get("domain"),
+                    format=raw.get("format"),
                     line=no,
                 )
             )

@@ -1,4 +1,4 @@
-"""The `scigate` command line: doctor, gate, tools and agent verb groups."""
+"""The `scigate` command line: doctor, gate, tools, agent and bench verb groups."""
 
 from __future__ import annotations
 

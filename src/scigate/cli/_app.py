@@ -143,6 +143,9 @@ def _register() -> None:
     except ImportError:  # pragma: no cover - during development only
         agent_app = typer.Typer(help="Tool-using agents and their evaluation.")
     app.add_typer(agent_app, name="agent", help="Tool-using agents and their evaluation.")
+    from scigate.cli._bench import app as bench_app
+
+    app.add_typer(bench_app, name="bench", help="Benchmarks with executed gold answers.")
 
 
 _register()

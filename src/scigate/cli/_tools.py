@@ -1,4 +1,4 @@
-"""`scigate tools ...`: list, show, run, chain, search, graph, coverage, serve-mcp."""
+"""`scigate tools ...`: list, show, run, chain, plan, search, graph, coverage, serve-mcp."""
 
 from __future__ import annotations
 
@@ -233,6 +233,57 @@ def chain_cmd(
             shown = step.result.display if step.result.ok else step.result.error
             console.print(f"{i}. {step.tool} {mark}: {escape(str(shown))}", highlight=False)
         if not outcome.ok:
+            print(outcome.error, file=sys.stderr)
+    raise typer.Exit(0 if outcome.ok else 1)
+
+
+@app.command("plan")
+@_bad_input_exits_2
+def plan_cmd(
+    tools: str = typer.Argument(..., help="A tool path, names separated by commas, e.g. A,B,C."),
+    input_value: str = typer.Option(..., "--input", "-i", help="The entity (task Parameter)."),
+    args: str | None = typer.Option(
+        None,
+        "--args",
+        help='Constant arguments per tool (JSON), e.g. \'{"CountSMARTSMatches": {"smarts": "[OH]"}}\'.',
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    time_limit: float | None = typer.Option(
+        None,
+        "--time-limit",
+        help="Seconds a heavy tool may run before its worker is stopped (default: the tool's).",
+    ),
+) -> None:
+    """Run a tool path as a typed DAG: each input bound from the entity or an earlier step's output."""
+    from scigate.tools._bounded import limit_override
+    from scigate.tools._chain import parse_chain
+    from scigate.tools._library import get_tool
+    from scigate.tools._plan import make_plan, run_plan
+
+    given = _parse_json_object(args, "--args")
+    if any(not isinstance(v, dict) for v in given.values()):
+        raise BadInput('--args maps tool names to argument objects, e.g. {"Tool": {"x": 1}}')
+    plan = make_plan(parse_chain(tools), given=given)
+    entity = _coerce(get_tool(plan.steps[0].tool), input_value)
+    with limit_override(time_limit):
+        outcome = run_plan(plan, entity)
+    if as_json:
+        _echo_json(outcome.as_dict())
+    else:
+        console = _console()
+        results = {s.index: s.result for s in outcome.steps}
+        for line, step in zip(plan.describe(), plan.steps, strict=True):
+            result = results.get(step.index)
+            if result is None:
+                shown = "[dim]not run[/dim]"
+            elif result.ok:
+                shown = f"[green]ok[/green]: {escape(str(result.display))}"
+            else:
+                shown = f"[red]failed[/red]: {escape(str(result.error))}"
+            console.print(f"{escape(line)} {shown}", highlight=False)
+        if outcome.ok:
+            console.print(f"answer: {escape(str(outcome.answer()))}", highlight=False)
+        else:
             print(outcome.error, file=sys.stderr)
     raise typer.Exit(0 if outcome.ok else 1)
 

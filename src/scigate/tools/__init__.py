@@ -14,6 +14,7 @@ from scigate.tools._bounded import limit_override
 from scigate.tools._chain import ChainResult, ChainStep, pipe_value, run_chain
 from scigate.tools._coverage import coverage, read_catalogue
 from scigate.tools._library import get_tool, list_tools, load_library
+from scigate.tools._plan import Plan, PlanRun, PlanStep, make_plan, run_plan, type_accepts
 from scigate.tools._tool import (
     REGISTRY,
     Tool,
@@ -90,6 +91,9 @@ __all__ = [
     "IOType",
     "Ontology",
     "OpenAICompatibleEmbedder",
+    "Plan",
+    "PlanRun",
+    "PlanStep",
     "SentenceTransformerEmbedder",
     "Tool",
     "ToolExample",
@@ -112,13 +116,16 @@ __all__ = [
     "list_tools",
     "load_library",
     "make_embedder",
+    "make_plan",
     "make_split",
     "ontology_record",
     "pipe_value",
     "read_catalogue",
     "run_chain",
+    "run_plan",
     "search_tools",
     "serve",
     "tool",
+    "type_accepts",
     "unknown_types",
 ]

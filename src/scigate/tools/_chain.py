@@ -60,20 +60,27 @@ def pipe_value(value: Any, t: Tool) -> dict[str, Any]:
     param, type_name = _first_input(t)
     if param is None:
         return {}
+    return {param: pick_field(value, param, type_name, t.name)}
+
+
+def pick_field(value: Any, param: str, type_name: str | None, tool_name: str) -> Any:
+    """The part of an upstream `value` that fills `param` (of `type_name`) of `tool_name`:
+    the value itself, or the field of a dict value that matches the type or parameter name
+    (else its only field or 'value'); `BadInput` when no field fits."""
     if not isinstance(value, dict):
-        return {param: value}
+        return value
     wanted = {normalise(param)}
     if type_name:
         wanted |= {normalise(type_name), normalise(canonical_type(type_name))}
     for key, field in value.items():
         if normalise(str(key)) in wanted or normalise(canonical_type(str(key))) in wanted:
-            return {param: field}
+            return field
     if len(value) == 1:
-        return {param: next(iter(value.values()))}
+        return next(iter(value.values()))
     if "value" in value:
-        return {param: value["value"]}
+        return value["value"]
     raise BadInput(
-        f"cannot pipe a result with fields {', '.join(map(str, value))} into {t.name}: "
+        f"cannot pipe a result with fields {', '.join(map(str, value))} into {tool_name}: "
         f"none matches its input {param!r} ({type_name})"
     )
 

@@ -1,0 +1,45 @@
+"""OpenSciToolBench with executed gold answers: derive, verify and build benchmark files.
+
+Every answer here is computed by executing the task's reference tool path as a typed plan
+(`scigate.tools.make_plan`), never accepted from a model or a source file.
+"""
+
+from scigate.bench._answer import (
+    FORMATS,
+    Execution,
+    Underivable,
+    execute_task,
+    offline_problem,
+    same_answer,
+    task_entities,
+    task_format,
+    task_path,
+)
+from scigate.bench._build import BuildConfig, BuildReport, abuild, build
+from scigate.bench._derive import TaskOutcome, default_workers, derive_one, run_tasks, verify_one
+from scigate.bench._files import read_tasks, write_tasks
+from scigate.bench._report import build_funnel
+
+__all__ = [
+    "FORMATS",
+    "BuildConfig",
+    "BuildReport",
+    "Execution",
+    "TaskOutcome",
+    "Underivable",
+    "abuild",
+    "build",
+    "build_funnel",
+    "default_workers",
+    "derive_one",
+    "execute_task",
+    "offline_problem",
+    "read_tasks",
+    "run_tasks",
+    "same_answer",
+    "task_entities",
+    "task_format",
+    "task_path",
+    "verify_one",
+    "write_tasks",
+]

@@ -1,0 +1,247 @@
+"""`scigate bench ...`: derive, verify and build benchmarks with executed answers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from scigate.cli._tools import _bad_input_exits_2
+from scigate.errors import BadInput
+
+app = typer.Typer(
+    help="Benchmarks with executed gold answers: derive, verify, build.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+WORKERS_HELP = (
+    "Worker processes (default: 1, in-process, below 2000 tasks; else the CPUs, at most 4)."
+)
+
+
+def _echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@contextmanager
+def _progress(label: str, total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (drawn only on a terminal)."""
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn(f"[bold]{label}[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task(label, total=total)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@app.command("derive")
+@_bad_input_exits_2
+def derive_cmd(
+    file: Path = typer.Argument(..., help="A SciToolEval-format JSONL file."),
+    out: Path = typer.Option(..., "--out", help="Where to write the tasks with executed answers."),
+    workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Add an executed answer and plan to every task whose tool path runs offline."""
+    from scigate.bench import read_tasks, run_tasks, write_tasks
+
+    tasks = read_tasks(file)
+    with _progress("derive", len(tasks)) as update:
+        outcomes = run_tasks("derive", tasks, workers=workers, progress=update)
+    rows = [o.task if o.task is not None else tasks[o.index] for o in outcomes]
+    write_tasks(out, rows)
+    derived = [o for o in outcomes if o.status == "derived"]
+    skipped = [o for o in outcomes if o.status != "derived"]
+    differs = [o.index + 1 for o in derived if o.task and "source_answer" in o.task]
+    if as_json:
+        _echo_json(
+            {
+                "total": len(tasks),
+                "derived": len(derived),
+                "out": str(out),
+                "not_derived": [{"task": o.index + 1, "reason": o.reason} for o in skipped],
+                "source_answer_differs": differs,
+            }
+        )
+        return
+    console = Console(soft_wrap=True)
+    console.print(
+        f"derived {len(derived)} of {len(tasks)} tasks -> {escape(str(out))}", highlight=False
+    )
+    if differs:
+        console.print(
+            f"{len(differs)} source answers differ from the executed ones "
+            f"(kept as source_answer): tasks {', '.join(map(str, differs))}",
+            highlight=False,
+        )
+    for o in skipped:
+        console.print(f"not derived: {escape(o.line())}", highlight=False)
+
+
+@app.command("verify")
+@_bad_input_exits_2
+def verify_cmd(
+    file: Path = typer.Argument(..., help="A JSONL benchmark file with answers."),
+    workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Re-execute every task; list those whose stored answer disagrees (exit 1 if any)."""
+    from scigate.bench import read_tasks, run_tasks
+
+    tasks = read_tasks(file)
+    with _progress("verify", len(tasks)) as update:
+        outcomes = run_tasks("verify", tasks, workers=workers, progress=update)
+    counts = {
+        s: sum(1 for o in outcomes if o.status == s)
+        for s in ("agrees", "disagrees", "error", "unverifiable")
+    }
+    failing = [o for o in outcomes if o.status in ("disagrees", "error")]
+    if as_json:
+        _echo_json(
+            {
+                "total": len(tasks),
+                **counts,
+                "passed": not failing,
+                "tasks": [
+                    {
+                        "task": o.index + 1,
+                        "status": o.status,
+                        "stored": o.stored,
+                        "executed": o.answer,
+                        "reason": o.reason,
+                    }
+                    for o in outcomes
+                    if o.status != "agrees"
+                ],
+            }
+        )
+    else:
+        console = Console(soft_wrap=True)
+        console.print(
+            f"{counts['agrees']} of {len(tasks)} stored answers re-derived; "
+            f"{counts['disagrees']} disagree, {counts['error']} could not be re-executed, "
+            f"{counts['unverifiable']} unverifiable",
+            highlight=False,
+        )
+        for o in outcomes:
+            if o.status != "agrees":
+                console.print(escape(o.line()), highlight=False)
+    if failing:
+        raise typer.Exit(1)
+
+
+@app.command("build")
+@_bad_input_exits_2
+def build_cmd(
+    generator: str = typer.Option(
+        ..., "--generator", help="'templates' (no model) or a model spec for the question writer."
+    ),
+    n: int = typer.Option(..., "--n", help="How many tasks to build."),
+    db: Path = typer.Option(..., "--db", help="Run database: every attempt and outcome."),
+    out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
+    levels: str = typer.Option("1,2,3,4", "--levels", help="Levels to build, e.g. 1,2,3,4."),
+    screen: list[str] = typer.Option(
+        [], "--screen", help="No-tool screen (model spec or cue/NAME) that must fail; repeatable."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
+    max_attempts: int | None = typer.Option(
+        None, "--max-attempts", help="Give up after this many attempts (default: 25 per task)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the funnel as JSON."),
+) -> None:
+    """Build tasks with executed gold answers: balanced levels and formats, screened, deduplicated."""
+    from scigate.bench import BuildConfig, build
+
+    try:
+        wanted = [int(x) for x in levels.split(",") if x.strip()]
+    except ValueError:
+        raise BadInput(f"--levels takes numbers separated by commas, got {levels!r}") from None
+    config = BuildConfig(
+        n=n,
+        levels=wanted,
+        generator=generator,
+        screens=screen,
+        seed=seed,
+        max_attempts=max_attempts,
+    )
+    console = Console(stderr=True)
+    bar = Progress(
+        TextColumn("[bold]bench build[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[attempts]} attempts"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+    with bar:
+        task = bar.add_task("build", total=n, attempts=0)
+        report = build(
+            config,
+            db,
+            out,
+            progress=lambda done, total, tried: bar.update(task, completed=done, attempts=tried),
+        )
+    if as_json:
+        _echo_json(report.model_dump())
+    else:
+        shown = Console(soft_wrap=True)
+        shown.print(
+            f"built {report.accepted} of {report.target} tasks in {report.attempts} attempts "
+            f"({report.seconds:.1f} s) -> {escape(report.out)}; run {report.run_id}",
+            highlight=False,
+        )
+        shown.print("per cell: " + ", ".join(f"{k} {v}" for k, v in report.cells.items()))
+        if report.rejected:
+            shown.print("rejected at: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()))
+    if report.accepted < report.target:
+        raise typer.Exit(1)
+
+
+@app.command("report")
+@_bad_input_exits_2
+def report_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database of a bench build."),
+    run: str | None = typer.Option(None, "--run", help="Build run id (default: the latest)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """The funnel of a build: attempts, accepted and rejections per level and format."""
+    from scigate.bench import build_funnel
+
+    funnel = build_funnel(db, run)
+    if as_json:
+        _echo_json(funnel)
+        return
+    console = Console(soft_wrap=True)
+    console.print(
+        f"run {funnel['run_id']} ({funnel['status']}): {funnel['accepted']} accepted of "
+        f"{funnel['attempts']} attempts",
+        highlight=False,
+    )
+    for cell, row in funnel["cells"].items():
+        why = ", ".join(f"{k} {v}" for k, v in row["rejected"].items()) or "-"
+        console.print(
+            f"{escape(cell)}: {row['accepted']}/{row['attempts']} accepted; rejected at {why}",
+            highlight=False,
+        )

@@ -1,0 +1,175 @@
+"""`bench derive` / `bench verify` on a small SciToolEval-format fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from scigate.bench import execute_task, read_tasks, run_tasks, same_answer, write_tasks
+from scigate.bench._answer import Underivable
+from scigate.cli._bench import app
+from scigate.tools import format_value, get_tool
+
+runner = CliRunner()
+ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
+
+
+def _value(tool: str, smiles: str) -> str:
+    return format_value(get_tool(tool).call_single(smiles).value)
+
+
+FIXTURE = [
+    # 1: level 1, right answer (rounded as SciToolEval does)
+    {"question": "Molecular weight of CCO?", "tool_path": ["SMILESToWeight"], "Parameter": "CCO",
+     "answer": "46.07", "level": 1},
+    # 2: the reference answer holds ethanol's Chi0v/Chi1v whatever the molecule
+    {"question": "Chi0v and Chi1v of aspirin?", "tool_path": ["GetChi0v", "GetChi1v"],
+     "Parameter": ASPIRIN, "answer": "2.1543; 1.0233", "level": 1},
+    # 3: level 2 without an answer, fan-out from the SMILES of step 1
+    {"question": "Formula and heavy atoms of aspirin?",
+     "Standard_Toolpath": ["NameToSMILES", "GetMolFormula", "GetHeavyAtomsNum"],
+     "Parameter": "aspirin", "level": 2},
+    # 4: several substances and no rule
+    {"question": "Which has more heavy atoms?", "tool_path": ["NameToSMILES", "GetHeavyAtomsNum"],
+     "Parameter": ["methane", "ethane"]},
+    # 5: a web tool
+    {"question": "FASTA of insulin?", "tool_path": ["GetFASTAFromName"], "Parameter": "insulin"},
+    # 6: no path at all
+    {"question": "What is life?"},
+    # 7: types that do not connect
+    {"question": "Formula into SMILES", "tool_path": ["GetMolarMassFromFormula", "GetKappa1"],
+     "Parameter": "C2H6O"},
+]  # fmt: skip
+
+
+@pytest.fixture
+def fixture_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scitooleval.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in FIXTURE))
+    return path
+
+
+def test_derive_adds_executed_answers_and_reasons(fixture_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "derived.jsonl"
+    result = runner.invoke(
+        app, ["derive", str(fixture_file), "--out", str(out), "--workers", "1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["total"] == 7 and report["derived"] == 3
+    reasons = {r["task"]: r["reason"] for r in report["not_derived"]}
+    assert "2 parameters and no rule" in reasons[4]
+    assert reasons[5] == "GetFASTAFromName needs the network"
+    assert reasons[6] == "no tool_path"
+    assert "step 2 (GetKappa1) needs 'smiles' of type SMILES" in reasons[7]
+    assert report["source_answer_differs"] == [2]
+    rows = read_tasks(out)
+    assert len(rows) == 7 and rows[3] == FIXTURE[3]  # underived tasks are kept unchanged
+    assert rows[0]["answer"] == _value("SMILESToWeight", "CCO")
+    assert "source_answer" not in rows[0]  # 46.07 agrees with 46.069 at SciToolEval's rounding
+    assert rows[1]["answer"] == f"{_value('GetChi0v', ASPIRIN)}; {_value('GetChi1v', ASPIRIN)}"
+    assert rows[1]["source_answer"] == "2.1543; 1.0233"
+    assert rows[2]["answer"] == "C9H8O4; 13"
+    plan = rows[2]["plan"]
+    assert plan["edges"] == [["entity", "step 1"], ["step 1", "step 2"], ["step 1", "step 3"]]
+    assert plan["runs"][0]["values"] == {"GetMolFormula": "C9H8O4", "GetHeavyAtomsNum": 13}
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_verify_flags_a_wrong_stored_answer(fixture_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "derived.jsonl"
+    runner.invoke(app, ["derive", str(fixture_file), "--out", str(out), "--workers", "1"])
+    good = runner.invoke(app, ["verify", str(out), "--workers", "1"])
+    assert good.exit_code == 0, good.output
+    assert "3 of 7 stored answers re-derived; 0 disagree" in good.stdout
+    rows = read_tasks(out)
+    rows[2]["answer"] = "C9H8O4; 14"
+    bad_file = tmp_path / "tampered.jsonl"
+    write_tasks(bad_file, rows)
+    bad = runner.invoke(app, ["verify", str(bad_file), "--workers", "1", "--json"])
+    assert bad.exit_code == 1
+    listed = [t for t in json.loads(bad.stdout)["tasks"] if t["status"] == "disagrees"]
+    assert listed == [
+        {"task": 3, "status": "disagrees", "stored": "C9H8O4; 14", "executed": "C9H8O4; 13",
+         "reason": None}
+    ]  # fmt: skip
+    # the source file's level-1 answer for aspirin is ethanol's: verify says so
+    source = runner.invoke(app, ["verify", str(fixture_file), "--workers", "1"])
+    assert source.exit_code == 1 and "task 2: disagrees: stored '2.1543; 1.0233'" in source.stdout
+
+
+def test_a_task_with_a_plan_that_no_longer_runs_is_an_error(tmp_path: Path) -> None:
+    task = {"question": "q", "tool_path": ["GetKappa1"], "Parameter": "C1CC(", "answer": "3",
+            "plan": {"tool_path": ["GetKappa1"]}}  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    write_tasks(path, [task])
+    result = runner.invoke(app, ["verify", str(path), "--workers", "1", "--json"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["tasks"][0]["status"] == "error"
+
+
+def test_parallel_workers_give_the_same_outcomes(fixture_file: Path) -> None:
+    tasks = read_tasks(fixture_file) * 3
+    seen: list[tuple[int, int]] = []
+    parallel = run_tasks("derive", tasks, workers=2, progress=lambda d, t: seen.append((d, t)))
+    serial = run_tasks("derive", tasks, workers=1, cache=False)
+    assert [o.model_dump() for o in parallel] == [o.model_dump() for o in serial]
+    assert seen[-1] == (21, 21) and [o.index for o in parallel] == list(range(21))
+
+
+def test_rules_and_formats_turn_values_into_the_stored_answer() -> None:
+    base = {"question": "q", "tool_path": ["NameToSMILES", "GetHeavyAtomsNum"],
+            "Parameter": ["methane", "ethanol", "propane"]}  # fmt: skip
+    rule = {"op": "max", "output": "GetHeavyAtomsNum"}
+    with pytest.raises(Underivable, match="2 parameters tie for the max"):
+        execute_task({**base, "plan": {"rule": rule}})
+    below = {"op": "max", "output": "GetHeavyAtomsNum",
+             "constraints": [{"output": "GetHeavyAtomsNum", "cmp": "<", "value": 3}]}  # fmt: skip
+    assert execute_task({**base, "plan": {"rule": below}}).answer == "methane"
+    count = {
+        "op": "count",
+        "constraints": [{"output": "GetHeavyAtomsNum", "cmp": ">=", "value": 3}],
+    }
+    assert execute_task({**base, "plan": {"rule": count}}).answer == "2"
+    mc = {**base, "format": "multiple choice", "options": {"A": "methane", "B": "ethanol"},
+          "plan": {"rule": below}}  # fmt: skip
+    assert execute_task(mc).answer == "A"
+    tf = {**base, "format": "true/false", "plan": {"rule": count, "claim": "3"}}
+    assert execute_task(tf).answer == "False"
+    assert execute_task({**tf, "plan": {"rule": count, "claim": "2"}}).answer == "True"
+    with pytest.raises(Underivable, match="0 options equal"):
+        execute_task({**mc, "options": {"A": "propane", "B": "ethanol"}})
+
+
+def test_same_answer_tolerances() -> None:
+    assert same_answer("46.069", "46.069") and same_answer(" C9H8O4 ;13", "c9h8o4; 13")
+    assert not same_answer("46.07", "46.069")
+    assert same_answer("46.07", "46.069", rel_tol=1e-3)
+    assert not same_answer("1; 2", "1")
+
+
+def test_writes_are_atomic(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text("keep\n")
+
+    def rows():
+        yield {"a": 1}
+        raise RuntimeError("disk on fire")
+
+    with pytest.raises(RuntimeError):
+        write_tasks(out, rows())
+    assert out.read_text() == "keep\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+def test_bad_files_are_one_line_exit_2(tmp_path: Path) -> None:
+    broken = tmp_path / "b.jsonl"
+    broken.write_text('{"question": "q"}\nnot json\n')
+    result = runner.invoke(app, ["verify", str(broken)])
+    assert result.exit_code == 2 and "b.jsonl:2: not valid JSON" in result.stderr
+    missing = runner.invoke(app, ["derive", str(tmp_path / "nope.jsonl"), "--out", str(broken)])
+    assert missing.exit_code == 2 and "cannot read benchmark file" in missing.stderr
+    assert "Traceback" not in result.output + missing.output
