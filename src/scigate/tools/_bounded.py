@@ -322,7 +322,10 @@ class WorkerPool:
         except LimitExceeded:
             raise
         except (EOFError, OSError) as exc:
-            code = worker.process.poll()
+            try:  # the pipe closes a moment before the exit can be reaped
+                code = worker.process.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                code = None
             self._discard(worker)
             return ("error", f"worker process died (exit code {code}): {exc}")
         except BaseException:
