@@ -442,3 +442,18 @@ def test_a_forked_child_starts_its_own_servers(ws: Path, tmp_path: Path) -> None
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     raise AssertionError("the forked child hung starting a warm server")
+
+
+async def test_a_released_server_never_clears_a_workspace_not_yet_moved_back(
+    tmp_path: Path,
+) -> None:
+    """The workspace leaves the server's area before the server returns to the pool: a
+    run that took the server in between used to clear the previous run's files."""
+    code = "import time\ntime.sleep(0.05)\nopen('out.txt', 'w').write('kept')"
+    for _ in range(8):
+        spaces = [fresh_workspace(parent=tmp_path) for _ in range(6)]
+        results = await asyncio.gather(
+            *(arun_python(code, workspace=ws, preload=LIGHT) for ws in spaces)
+        )
+        assert all(r.ok for r in results), [r.reason for r in results]
+        assert [(ws / "out.txt").read_text() for ws in spaces] == ["kept"] * 6

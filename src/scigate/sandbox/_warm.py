@@ -467,17 +467,18 @@ def execute_warm(
     try:
         raw, out, err, backstop = server.run(request, limits, started, cancel)
     except WarmUnavailable:
-        pool.release(server, healthy=True)
         _move_back(run_ws, ws)
+        pool.release(server, healthy=True)
         return cold()
     except ServerLost as exc:
         raw, out, err, backstop = {"lost": f"warm server {server.pid}: {exc}"}, None, None, False
     except BaseException:  # e.g. KeyboardInterrupt: closing the socket ends the run
-        pool.release(server, healthy=False)
         _move_back(run_ws, ws)
+        pool.release(server, healthy=False)
         raise
-    pool.release(server, healthy=not backstop and "lost" not in raw)
+    # back out of the server's area before another run may take the server and clear it
     _move_back(run_ws, ws)
+    pool.release(server, healthy=not backstop and "lost" not in raw)
     if out is None or err is None:  # nothing was started
         out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
     elapsed = time.monotonic() - started
