@@ -866,6 +866,10 @@ number|Labute ASA|Labute approximate surface area.
 number|TPSA (Topological Polar Surface Area) descriptor|Topological polar surface area in square angstrom.
 number|Fraction of sp3-hybridized Carbon Atoms|Fraction of sp3 carbons (Fsp3).
 number|the FSP3 value|Fraction of sp3 carbons (Fsp3).
+number|Phi angle|Kier flexibility index Phi = kappa1 * kappa2 / heavy atoms (the catalogue's name).
+object|custom property|VSA descriptors: surface area binned by an atomic property.
+object|explosive information|Explosive groups, oxygen balance and the UN screening verdict.
+object|safety information|Structure-based hazard screen: explosive groups and structural alerts.
 number|QED value|Quantitative estimate of drug-likeness.
 number|Asphericity|Asphericity of a 3D conformer.
 number|Inertial Shape Factor|Inertial shape factor of a 3D conformer.

@@ -1,0 +1,142 @@
+"""SciToolKG tools added as offline versions: reference values from the literature or an
+independent computation (closed forms, another RDKit code path, Biopython)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("rdkit")
+
+from scigate.tools import get_tool, load_library
+
+load_library()
+
+TNT = "Cc1c(cc(cc1[N+](=O)[O-])[N+](=O)[O-])[N+](=O)[O-]"
+NITROGLYCERIN = "C(C(CO[N+](=O)[O-])O[N+](=O)[O-])O[N+](=O)[O-]"
+PETN = "C(C(CO[N+](=O)[O-])(CO[N+](=O)[O-])CO[N+](=O)[O-])O[N+](=O)[O-]"
+RDX = "C1N(CN(CN1[N+](=O)[O-])[N+](=O)[O-])[N+](=O)[O-]"
+ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
+
+
+def value(name: str, **args: object) -> object:
+    result = get_tool(name).call(**args)
+    assert result.ok, result.error
+    return result.value
+
+
+# ------------------------------------------------------------------ explosiveness
+
+
+@pytest.mark.parametrize(
+    ("smiles", "balance"),
+    # oxygen balances to CO2/H2O as tabulated for these explosives (Meyer, Explosives)
+    [(TNT, -74.0), (NITROGLYCERIN, 3.5), (PETN, -10.1), (RDX, -21.6)],
+)
+def test_oxygen_balance_of_known_explosives(smiles: str, balance: float) -> None:
+    report = value("CheckExplosiveness", smiles=smiles)
+    assert report["oxygen_balance"] == pytest.approx(balance, abs=0.06)
+    assert report["potentially_explosive"] is True
+
+
+@pytest.mark.parametrize(
+    ("smiles", "group", "flagged"),
+    [
+        ("[N-]=[N+]=NCc1ccccc1", "azide", True),  # no oxygen: the -200 exemption does not apply
+        ("C#C", "acetylene", True),
+        ("CC(C)OOC(C)C", "peroxide", False),  # O-O group, oxygen balance -230: exempt
+        ("CN(C)N=O", "nitroso", True),
+        (
+            "[O-][Cl+3]([O-])([O-])[O-]",
+            "O-halogen (hypohalite, halite, halate, perhalate, iodosyl)",
+            True,
+        ),
+        ("CCCCCCCCCCCCCCCCCC[N+](=O)[O-]", "nitro", False),  # oxygen balance -280
+    ],
+)
+def test_explosive_groups_and_the_un_exemption(smiles: str, group: str, flagged: bool) -> None:
+    report = value("CheckExplosiveness", smiles=smiles)
+    assert group in {g["group"] for g in report["explosive_groups"]}
+    assert report["potentially_explosive"] is flagged
+
+
+@pytest.mark.parametrize("smiles", ["CCO", "c1ccccc1", ASPIRIN, "CC(=O)O"])
+def test_ordinary_molecules_have_no_explosive_groups(smiles: str) -> None:
+    report = value("CheckExplosiveness", smiles=smiles)
+    assert report["explosive_groups"] == [] and report["potentially_explosive"] is False
+
+
+def test_safety_summary_reports_alerts_and_explosive_groups() -> None:
+    clean = value("SafetySummary", smiles="CCO")
+    assert clean["structural_alerts"] == [] and "no explosive groups" in clean["summary"]
+    tnt = value("SafetySummary", smiles=TNT)
+    assert "potentially explosive (nitro)" in tnt["summary"]
+    assert "nitro_group" in tnt["structural_alerts"]
+    assert "aldehyde" in value("SafetySummary", smiles="CC=O")["structural_alerts"]
+    bad = get_tool("SafetySummary").call(smiles="C1CC(")
+    assert not bad.ok and "invalid SMILES" in (bad.error or "")
+
+
+# ------------------------------------------------------------------ Kier Phi, VSA
+
+
+@pytest.mark.parametrize("n", [4, 6, 8, 12])
+def test_phi_of_linear_alkanes_is_n_minus_1(n: int) -> None:
+    # alpha = 0 for sp3 carbon: kappa1 = n, kappa2 = n - 1, Phi = kappa1 * kappa2 / n
+    assert value("CalculatePhi", smiles="C" * n) == pytest.approx(n - 1, rel=1e-9)
+
+
+def test_phi_counts_heavy_atoms_only() -> None:
+    assert value("CalculatePhi", smiles="[H]C([H])([H])CCCCC") == pytest.approx(5.0)
+
+
+@pytest.mark.parametrize(
+    ("prop", "family", "n"),
+    [
+        ("crippen_logp", "SlogP_VSA", 12),
+        ("crippen_mr", "SMR_VSA", 10),
+        ("gasteiger_charge", "PEOE_VSA", 14),
+    ],
+)
+def test_custom_vsa_reproduces_rdkits_named_vsa_descriptors(prop: str, family: str, n: int) -> None:
+    from rdkit import Chem
+    from rdkit.Chem import Descriptors
+
+    for smiles in (ASPIRIN, "Cn1c(=O)c2c(ncn2C)n(C)c1=O", "ClCCBr"):
+        mol = Chem.MolFromSmiles(smiles)
+        expected = [getattr(Descriptors, f"{family}{i}")(mol) for i in range(1, n + 1)]
+        got = value("CustomPropertyVSA", smiles=smiles, property=prop)["vsa"]
+        assert got == pytest.approx(expected, abs=1e-9)
+
+
+def test_custom_vsa_bins_partition_the_labute_area() -> None:
+    from rdkit import Chem
+    from rdkit.Chem import rdMolDescriptors
+
+    mol = Chem.MolFromSmiles(ASPIRIN)
+    heavy_area = sum(rdMolDescriptors._CalcLabuteASAContribs(mol)[0])
+    got = value("CustomPropertyVSA", smiles=ASPIRIN, property="gasteiger_charge", bins=[0.0])
+    assert len(got["vsa"]) == 2 and sum(got["vsa"]) == pytest.approx(heavy_area, rel=1e-9)
+    for bins in ([], [1.0, 0.0]):
+        assert not get_tool("CustomPropertyVSA").call(smiles=ASPIRIN, bins=bins).ok
+
+
+# ------------------------------------------------------------------ peptides, aliases
+
+
+def test_peptide_smiles_matches_biopython_mass() -> None:
+    from Bio.SeqUtils.ProtParam import ProteinAnalysis
+    from rdkit import Chem
+    from rdkit.Chem import Descriptors
+
+    for seq in ("GA", "ACDEFGHIKLMNPQRSTVWY", "MKTAYIAKQR"):
+        smiles = value("ConvertingPeptide2SMILES", sequence=seq)
+        mass = Descriptors.MolWt(Chem.MolFromSmiles(smiles))
+        assert mass == pytest.approx(ProteinAnalysis(seq).molecular_weight(), abs=0.05), seq
+    assert value("ConvertingPeptide2SMILES", sequence="ga") == "C[C@H](NC(=O)CN)C(=O)O"
+    assert not get_tool("ConvertingPeptide2SMILES").call(sequence="GAB").ok
+
+
+def test_small_molecule_similarity_is_the_fingerprint_similarity_tool() -> None:
+    tool = get_tool("SmallMoleculeSimilarityCalculation")
+    assert tool.name == "CalculateFingerprintSimilarity"
+    assert tool.call(smiles_a="CCO", smiles_b="CCO").value == pytest.approx(1.0)
