@@ -140,3 +140,86 @@ def test_small_molecule_similarity_is_the_fingerprint_similarity_tool() -> None:
     tool = get_tool("SmallMoleculeSimilarityCalculation")
     assert tool.name == "CalculateFingerprintSimilarity"
     assert tool.call(smiles_a="CCO", smiles_b="CCO").value == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ coordinates and SD files
+
+# water, coordinates written by hand (O at the origin)
+WATER_SDF = """water
+  hand
+
+  3  2  0  0  0  0  0  0  0  0999 V2000
+    0.0000    0.0000    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0
+    0.9572    0.0000    0.0000 H   0  0  0  0  0  0  0  0  0  0  0  0
+   -0.2400    0.9266    0.0000 H   0  0  0  0  0  0  0  0  0  0  0  0
+  1  2  1  0
+  1  3  1  0
+M  END
+$$$$
+"""
+
+
+def _sdf(*smiles: str) -> str:
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    blocks = []
+    for smi in smiles:
+        mol = Chem.AddHs(Chem.MolFromSmiles(smi))
+        AllChem.EmbedMolecule(mol, randomSeed=7)
+        blocks.append(Chem.MolToMolBlock(mol) + "$$$$\n")
+    return "".join(blocks)
+
+
+def test_molecular_center_is_the_mean_position() -> None:
+    center = value("CalculateMolecularCenter", sdf=WATER_SDF)
+    assert center == [pytest.approx([(0.9572 - 0.24) / 3, 0.9266 / 3, 0.0])]
+    assert len(value("CalculateMolecularCenter", sdf=_sdf("CCO", "c1ccccc1"))) == 2
+    for bad in ("", "not an sd file", WATER_SDF.replace("  3  2", "  9  2")):
+        assert not get_tool("CalculateMolecularCenter").call(sdf=bad).ok
+
+
+def test_rotatable_dihedrals_follow_the_non_strict_rotatable_bond_count() -> None:
+    from rdkit import Chem
+    from rdkit.Chem import rdMolDescriptors
+
+    assert value("ExtractRotatableDihedralsFromSdf", sdf=_sdf("CCCC")) == [[[0, 1, 2, 3]]]
+    assert value("ExtractRotatableDihedralsFromSdf", sdf=_sdf("CC", "C1CCCCC1", "CC#CC")) == [
+        [],
+        [],
+        [],
+    ]
+    for smi in (ASPIRIN, "CC(C)Cc1ccc(cc1)C(C)C(=O)O", "CCOC(=O)CCN"):
+        (found,) = value("ExtractRotatableDihedralsFromSdf", sdf=_sdf(smi))
+        mol = Chem.MolFromSmiles(smi)
+        assert len(found) == rdMolDescriptors.CalcNumRotatableBonds(mol, strict=False), smi
+        for a, b, c, d in found:  # four bonded atoms in a chain
+            m = Chem.AddHs(mol)
+            assert all(m.GetBondBetweenAtoms(x, y) for x, y in ((a, b), (b, c), (c, d)))
+
+
+def test_coordinates_are_physical_and_repeat() -> None:
+    import math
+
+    coords = value("CoordsFromSMILES", smiles="CC")
+    assert [c["element"] for c in coords] == ["C", "C"] + ["H"] * 6
+    (c1, c2, h) = coords[0], coords[1], coords[2]
+    cc = math.dist([c1["x"], c1["y"], c1["z"]], [c2["x"], c2["y"], c2["z"]])
+    ch = math.dist([c1["x"], c1["y"], c1["z"]], [h["x"], h["y"], h["z"]])
+    assert cc == pytest.approx(1.53, abs=0.03) and ch == pytest.approx(1.09, abs=0.02)
+    assert value("CoordsFromSMILES", smiles="CC") == coords
+
+
+@pytest.mark.parametrize(
+    "smiles", ["CCO", "c1ccccc1", "CC(=O)O", ASPIRIN, "C[C@H](N)C(=O)O", "CC(=O)[O-]"]
+)
+def test_bonds_perceived_from_coordinates_rebuild_the_molecule(smiles: str) -> None:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    for name in ("DetermineBonds", "DetermineBondOrders"):
+        got = value(name, smiles=smiles)
+        assert got["smiles"] == Chem.MolToSmiles(mol), name
+        assert got["inchikey"] == Chem.MolToInchiKey(mol)
+        assert got["num_atoms"] == Chem.AddHs(mol).GetNumAtoms()
+        assert got["num_bonds"] == Chem.AddHs(mol).GetNumBonds()

@@ -870,6 +870,9 @@ number|Phi angle|Kier flexibility index Phi = kappa1 * kappa2 / heavy atoms (the
 object|custom property|VSA descriptors: surface area binned by an atomic property.
 object|explosive information|Explosive groups, oxygen balance and the UN screening verdict.
 object|safety information|Structure-based hazard screen: explosive groups and structural alerts.
+list|3D Coordinates|Element and x, y, z (angstrom) of every atom.
+list|x y and z coordinates of the molecular center|Geometric centre (x, y, z) of each molecule.
+list|the indices of atoms forming each rotatable dihedral in the molecule|Four atom indices per rotatable dihedral, per molecule.
 number|QED value|Quantitative estimate of drug-likeness.
 number|Asphericity|Asphericity of a 3D conformer.
 number|Inertial Shape Factor|Inertial shape factor of a 3D conformer.
