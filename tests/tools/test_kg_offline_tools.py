@@ -223,3 +223,20 @@ def test_bonds_perceived_from_coordinates_rebuild_the_molecule(smiles: str) -> N
         assert got["inchikey"] == Chem.MolToInchiKey(mol)
         assert got["num_atoms"] == Chem.AddHs(mol).GetNumAtoms()
         assert got["num_bonds"] == Chem.AddHs(mol).GetNumBonds()
+
+
+def test_condensed_abbreviations_name_the_groups() -> None:
+    assert value("CondenseAbbreviationSubstanceGroups", smiles="CC(C)(C)OC(=O)NCc1ccccc1") == (
+        "*OC(=O)NCc1ccccc1 |$tBu;;;;;;;;;;;$|"
+    )
+    # CF3 is 4 of the 10 heavy atoms: not under the default coverage 0.4, so it stays
+    trifluorotoluene = "FC(F)(F)c1ccccc1"
+    assert (
+        value("CondenseAbbreviationSubstanceGroups", smiles=trifluorotoluene) == "FC(F)(F)c1ccccc1"
+    )
+    assert (
+        value("CondenseAbbreviationSubstanceGroups", smiles=trifluorotoluene, max_coverage=1.0)
+        == "*c1ccccc1 |$CF3;;;;;;$|"
+    )
+    assert value("CondenseAbbreviationSubstanceGroups", smiles="c1ccccc1") == "c1ccccc1"
+    assert not get_tool("CondenseAbbreviationSubstanceGroups").call(smiles="CCO", max_coverage=0).ok
