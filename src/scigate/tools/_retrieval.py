@@ -36,7 +36,7 @@ RRF_K = 60
 # tuned on the dev split (see benchmarks/bench_tools.py --tune)
 DEFAULT_FUSION: Fusion = "weighted"
 DEFAULT_LEXICAL_WEIGHT = 0.6
-DEFAULT_ENTITY_WEIGHT = 0.1
+DEFAULT_ENTITY_WEIGHT = 0.2
 
 
 @dataclass
