@@ -166,6 +166,7 @@ class ToolIndex:
         self._own_graph = graph is None
         self._query_cache: dict[str, np.ndarray] = {}
         self._io = [_io_types(r) for r in self.records]
+        self._fits: dict[str, np.ndarray] = {}  # entity type -> which tools accept it
         self._index_lexical()
 
     def _index_lexical(self) -> None:
@@ -198,6 +199,7 @@ class ToolIndex:
                 self._graph.add_tool(record)
         if added:
             self._vectors = np.vstack([self._vectors, np.asarray(added)])
+        self._fits.clear()
         self._index_lexical()
 
     @classmethod
@@ -318,14 +320,19 @@ class ToolIndex:
             return 0.25 * bonus / max(len(wanted_in) + len(wanted_out), 1)
         return 0.5 * bonus / (RRF_K + 1) / max(len(wanted_in) + len(wanted_out), 1)
 
+    def _accepts(self, entity_type: str) -> np.ndarray:
+        """1.0 for each indexed tool with an input that accepts `entity_type`, else 0.0."""
+        mask = self._fits.get(entity_type)
+        if mask is None:
+            fits = fitting_types(entity_type)
+            mask = np.array([bool(fits & ins) for ins, _ in self._io], dtype=np.float64)
+            self._fits[entity_type] = mask
+        return mask
+
     def _entity_bonus(self, types: list[str], candidates: np.ndarray, fusion: Fusion) -> np.ndarray:
         """Fraction of the query's entity types that some input of each tool accepts, on
         the scale of the fused score."""
-        wanted = [fitting_types(t) for t in types]
-        bonus = np.array(
-            [sum(bool(fits & self._io[i][0]) for fits in wanted) for i in candidates],
-            dtype=np.float64,
-        ) / len(wanted)
+        bonus = sum(self._accepts(t)[candidates] for t in types) / len(types)
         return bonus if fusion == "weighted" else bonus / (RRF_K + 1)
 
     @staticmethod
