@@ -230,7 +230,8 @@ class ToolIndex:
         it already replaced by their type words)."""
         tokens = _tokens(query)  # bm25s fails on a query of stop words only
         lexical = self._bm25.get_scores(tokens) if tokens else np.zeros(len(self.names))
-        semantic = self._vectors @ self._query_vector(query)
+        # einsum, not BLAS: waking BLAS threads on a busy machine stalls a query for ~8 ms
+        semantic = np.einsum("ij,j->i", self._vectors, self._query_vector(query))
         return np.asarray(lexical, dtype=np.float64), np.asarray(semantic, dtype=np.float64)
 
     def search(
