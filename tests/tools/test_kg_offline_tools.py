@@ -240,3 +240,57 @@ def test_condensed_abbreviations_name_the_groups() -> None:
     )
     assert value("CondenseAbbreviationSubstanceGroups", smiles="c1ccccc1") == "c1ccccc1"
     assert not get_tool("CondenseAbbreviationSubstanceGroups").call(smiles="CCO", max_coverage=0).ok
+
+
+# ------------------------------------------------------------------ structure files
+
+
+def _embedded(smiles: str, name: str = "") -> object:
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    mol = Chem.AddHs(Chem.MolFromSmiles(smiles))
+    AllChem.EmbedMolecule(mol, randomSeed=3)
+    mol.SetProp("_Name", name)
+    return mol
+
+
+@pytest.mark.parametrize("smiles", ["C[C@H](N)C(=O)O", "N[C@@H](Cc1ccccc1)C(=O)O", "CCO", ASPIRIN])
+def test_3d_files_convert_back_to_the_molecule(smiles: str) -> None:
+    from rdkit import Chem
+
+    mol = _embedded(smiles)
+    expected = [Chem.CanonSmiles(smiles)]  # stereo comes back from the coordinates
+    assert value("Convert3DMolecules2SMILES", structure=Chem.MolToMolBlock(mol)) == expected
+    if "=" not in smiles and "c" not in smiles:  # PDB: bond orders only via CONECT
+        assert value("Convert3DMolecules2SMILES", structure=Chem.MolToPDBBlock(mol)) == expected
+
+
+def test_mol2_and_malformed_structure_files() -> None:
+    from scigate.tools.library.chemistry_files import WATER_MOL2
+
+    assert value("Convert3DMolecules2SMILES", structure=WATER_MOL2) == ["O"]
+    assert value("Convert3DMolecules2SMILES", structure=WATER_MOL2 + WATER_MOL2) == ["O", "O"]
+    for bad in ("", "@<TRIPOS>MOLECULE\nbroken", "hello"):
+        assert not get_tool("Convert3DMolecules2SMILES").call(structure=bad).ok
+
+
+def test_sdf_to_csv_keeps_names_smiles_and_properties() -> None:
+    import csv
+    import io
+
+    from rdkit import Chem
+
+    buffer = io.StringIO()
+    writer = Chem.SDWriter(buffer)
+    ala, eth = _embedded("C[C@H](N)C(=O)O", "alanine"), _embedded("CCO", "ethanol")
+    ala.SetProp("IC50", "12.5")  # type: ignore[attr-defined]
+    eth.SetProp("source", "x, y")  # type: ignore[attr-defined]
+    for mol in (ala, eth):
+        writer.write(mol)
+    writer.close()
+    rows = list(csv.DictReader(io.StringIO(value("ConvertSdfToCsv", sdf=buffer.getvalue()))))
+    assert rows == [
+        {"name": "alanine", "smiles": "C[C@H](N)C(=O)O", "IC50": "12.5", "source": ""},
+        {"name": "ethanol", "smiles": "CCO", "IC50": "", "source": "x, y"},
+    ]

@@ -497,6 +497,11 @@ _TERMS: list[IOType] = [
         aliases=("Mol block", "molblock"),
     ),
     IOType("SDF", "One or more molecules as an SD file (molfile blocks separated by $$$$)."),
+    IOType(
+        "Structural model with suffixes mol2 mol sdf pdbqt pdb",
+        "A small-molecule structure file as text: Tripos mol2, MDL mol/SDF, or PDB records.",
+        aliases=("structure file",),
+    ),
     IOType("reaction SMILES", "A reaction as reactants>agents>products SMILES."),
     # numbers and simple values
     IOType("number", "A real number.", kind="number", example=1.0),
@@ -871,6 +876,7 @@ object|custom property|VSA descriptors: surface area binned by an atomic propert
 object|explosive information|Explosive groups, oxygen balance and the UN screening verdict.
 object|safety information|Structure-based hazard screen: explosive groups and structural alerts.
 list|3D Coordinates|Element and x, y, z (angstrom) of every atom.
+string|CSV file|Comma-separated values as text, header row first.
 list|x y and z coordinates of the molecular center|Geometric centre (x, y, z) of each molecule.
 list|the indices of atoms forming each rotatable dihedral in the molecule|Four atom indices per rotatable dihedral, per molecule.
 number|QED value|Quantitative estimate of drug-likeness.
