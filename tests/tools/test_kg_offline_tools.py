@@ -294,3 +294,22 @@ def test_sdf_to_csv_keeps_names_smiles_and_properties() -> None:
         {"name": "alanine", "smiles": "C[C@H](N)C(=O)O", "IC50": "12.5", "source": ""},
         {"name": "ethanol", "smiles": "CCO", "IC50": "", "source": "x, y"},
     ]
+
+
+def test_usrcat_scores_follow_the_published_formula() -> None:
+    import numpy as np
+
+    sdf = _sdf("CCO", "CCCO", "CCO")
+    got = value("CalculateUsrcatScores", sdf=sdf)
+    assert [len(d) for d in got["usrcat"]] == [60, 60, 60]
+    a, b = (np.array(got["usrcat"][k]) for k in (0, 1))
+    blocks = np.abs(a - b).reshape(5, 12).mean(axis=1)  # 5 atom subsets of 12 moments
+    by_pair = {(p["i"], p["j"]): p for p in got["pairs"]}
+    assert by_pair[(0, 1)]["usrcat_score"] == pytest.approx(1 / (1 + blocks.sum()))
+    assert by_pair[(0, 2)]["usrcat_score"] == pytest.approx(1.0)  # same conformer seed
+    assert by_pair[(0, 2)]["tanimoto"] == 1.0 and by_pair[(0, 1)]["tanimoto"] < 1.0
+    weighted = value("CalculateUsrcatScores", sdf=sdf, weights=[0.25] * 5)["pairs"][0]
+    assert weighted["usrcat_score"] == pytest.approx(1 / (1 + 0.25 * blocks.sum()))
+    tool = get_tool("CalculateUsrcatScores")
+    assert not tool.call(sdf=_sdf("CCO")).ok
+    assert not tool.call(sdf=sdf, weights=[1.0, 2.0]).ok

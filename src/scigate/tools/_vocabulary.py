@@ -875,6 +875,8 @@ number|Phi angle|Kier flexibility index Phi = kappa1 * kappa2 / heavy atoms (the
 object|custom property|VSA descriptors: surface area binned by an atomic property.
 object|explosive information|Explosive groups, oxygen balance and the UN screening verdict.
 object|safety information|Structure-based hazard screen: explosive groups and structural alerts.
+list|the USRCAT scores|USRCAT shape descriptors (60 numbers) per molecule.
+list|Tanimoto coefficients for pairs of molecules|Tanimoto similarity per pair of molecules.
 list|3D Coordinates|Element and x, y, z (angstrom) of every atom.
 string|CSV file|Comma-separated values as text, header row first.
 list|x y and z coordinates of the molecular center|Geometric centre (x, y, z) of each molecule.

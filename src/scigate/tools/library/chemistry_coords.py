@@ -236,3 +236,44 @@ def rotatable_dihedrals(sdf: str) -> list[list[list[int]]]:
 def _end(mol: Any, atom: int, other: int) -> int:
     neighbours = mol.GetAtomWithIdx(atom).GetNeighbors()
     return min(n.GetIdx() for n in neighbours if n.GetIdx() != other and n.GetAtomicNum() > 1)
+
+
+@rdkit_tool(
+    "CalculateUsrcatScores",
+    "Calculate USRCAT (Ultrafast Shape Recognition with CREDO Atom Types) shape descriptors of the molecules in an SDF file, and for each pair their USRCAT score and Morgan-fingerprint Tanimoto coefficient.",
+    inputs=["SDF"],
+    outputs=["the USRCAT scores", "Tanimoto coefficients for pairs of molecules"],
+    scenarios=["shape similarity", "virtual screening", "scaffold hopping"],
+)
+def usrcat_scores(sdf: str, weights: list[float] | None = None) -> dict[str, Any]:
+    """USRCAT descriptors (60 numbers: 5 atom subsets x 4 reference points x 3 moments) of
+    each molecule's first conformer, and per pair score = 1 / (1 + sum_k w_k * mean_k
+    |a - b|) over the 5 blocks of 12 (RDKit GetUSRScore; weights default to 1) plus the
+    Tanimoto coefficient of Morgan radius-2, 2048-bit fingerprints."""
+    from rdkit import DataStructs
+    from rdkit.Chem import rdFingerprintGenerator, rdMolDescriptors
+
+    w = [1.0] * 5 if weights is None else [float(x) for x in weights]
+    if len(w) != 5 or any(x < 0 for x in w):
+        raise ToolInputError("weights must be 5 non-negative numbers, one per USRCAT block")
+    mols = read_sdf(sdf)
+    if len(mols) < 2:
+        raise ToolInputError("the SDF needs at least two molecules to compare")
+    descriptors = []
+    for i, mol in enumerate(mols):
+        if not mol.GetConformer().Is3D():
+            raise ToolInputError(f"molecule {i} of the SDF has no 3D coordinates")
+        descriptors.append([float(v) for v in rdMolDescriptors.GetUSRCAT(mol)])
+    gen = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    fps = [gen.GetFingerprint(rdkit_chem().RemoveHs(m)) for m in mols]
+    pairs = [
+        {
+            "i": i,
+            "j": j,
+            "usrcat_score": float(rdMolDescriptors.GetUSRScore(descriptors[i], descriptors[j], w)),
+            "tanimoto": float(DataStructs.TanimotoSimilarity(fps[i], fps[j])),
+        }
+        for i in range(len(mols))
+        for j in range(i + 1, len(mols))
+    ]
+    return {"usrcat": descriptors, "pairs": pairs}
