@@ -136,12 +136,8 @@ def _swap_synonyms(text: str, rng: random.Random, rate: float) -> str:
     return re.sub(r"[A-Za-z]+", swap, text)
 
 
-def _drop_words(text: str, rng: random.Random, rate: float, protect: str) -> str:
-    kept = [
-        w
-        for w in text.split(" ")
-        if w in protect or len(w) <= 3 or rng.random() > rate or not w.isalpha()
-    ]
+def _drop_words(text: str, rng: random.Random, rate: float) -> str:
+    kept = [w for w in text.split(" ") if len(w) <= 3 or rng.random() > rate or not w.isalpha()]
     return " ".join(kept)
 
 
@@ -154,7 +150,7 @@ def _fill(tool: Tool, template: str, rng: random.Random, split: Split) -> str:
     rate = 0.35 if split == "dev" else 0.5
     # words are swapped and dropped before the input goes in, so the input stays intact
     task = _swap_synonyms(_BY_ID.sub("", tool.spec.functionality.strip()), rng, rate)
-    task = _drop_words(task, rng, 0.1 if split == "dev" else 0.15, protect="")
+    task = _drop_words(task, rng, 0.1 if split == "dev" else 0.15)
     task, n = _OBJECT.subn(lambda m: m.group(0).split()[0] + " \x00", task, count=1)
     if not n and value:
         task = task.rstrip(".") + " for \x00."
