@@ -101,9 +101,9 @@ def test_agent_run_uses_the_chosen_embedder_everywhere(embeddings_server, tmp_pa
     from scigate.cli._agent import app
 
     memory = tmp_path / "mem.db"
-    args = ["run", "--model", spec("policy"), "--method", "evo", "--known-ratio", "0.5"]
-    # the known arm throughout, so the run succeeds and distills a skill (LinUCB would
-    # first play the unknown arm, which this test is not about)
+    args = ["run", "--model", spec("policy"), "--method", "evo", "--known-ratio", "1.0"]
+    # every tool known and the known arm throughout, so the scripted run succeeds and
+    # distills a skill (which split and arm it plays is not what this test is about)
     args += ["--gate", "exploit"]
     args += ["--embedder", "openai/text-embedding-3-small", "--memory", str(memory)]
     args += ["--parameter", "CCO", "--json", COMPLEX]

@@ -111,7 +111,7 @@ async def test_evo_complex_chain_with_gate(tools, model, embedder, tmp_path):
 
 
 def _agent_without_inchikey_tools(tools, embedder, tmp_path, **config) -> EvoAgent:
-    """An exploring agent whose known graph lacks both tools that make an InChIKey."""
+    """An exploring agent whose known graph lacks every tool that makes an InChIKey."""
     agent = EvoAgent.open(
         tmp_path / "m.db",
         tools,
@@ -119,9 +119,9 @@ def _agent_without_inchikey_tools(tools, embedder, tmp_path, **config) -> EvoAge
         embedder=embedder,
         config=EvoConfig(gate="explore", routing=False, **config),
     )
-    agent.space = ToolSpace(
-        tools, set(tools) - {"InChIToInChIKey", "SMILESToInChIKey"}, embedder=embedder
-    )
+    makers = {n for n, t in tools.items() if "InChIKey" in t.spec.outputs}
+    assert {"InChIToInChIKey", "SMILESToInChIKey"} <= makers
+    agent.space = ToolSpace(tools, set(tools) - makers, embedder=embedder)
     return agent
 
 

@@ -48,6 +48,7 @@ def test_retrieval_is_restricted_and_expanded_along_the_known_graph(space):
 def test_migration_moves_a_tool_into_graph_and_index(space):
     query = "zorbulate an InChI into its InChIKey"
     space.retrieve(query, k=1)  # the index exists before the migration
+    assert "InChIToInChIKey" not in space.graph.producers("InChIKey")
     space.migrate(
         "InChIToInChIKey",
         {"functionality": "Zorbulate an InChI into its InChIKey.", "category": "chemistry"},
@@ -55,7 +56,7 @@ def test_migration_moves_a_tool_into_graph_and_index(space):
     assert space.is_known("InChIToInChIKey") and space.split.migrated == ["InChIToInChIKey"]
     onto = space.ontology("InChIToInChIKey")
     assert onto["inputs"] == ["InChI"] and onto["outputs"] == ["InChIKey"]  # kept from the view
-    assert space.graph.producers("InChIKey") == ["InChIToInChIKey"]
+    assert "InChIToInChIKey" in space.graph.producers("InChIKey")
     assert space.retrieve(query, k=1)[0][0] == "InChIToInChIKey"
     assert space.retrieve(query, k=5, among="unknown")[0][0] == "SMILESToInChIKey"
     space.migrate("InChIToInChIKey", {"functionality": "again"})  # already known: no change

@@ -345,3 +345,52 @@ def test_fem_tools_reject_unknown_names() -> None:
     assert dim.call(family="Lagrange", cell="tetrahedron", degree=3).value == 20
     tab = get_tool("BasixTabulate").call(family="P", cell="triangle", degree=1, points=[[0.1]])
     assert not tab.ok and "2-coordinate" in tab.error
+
+
+# the original SciToolKG graph: llama_index SimpleGraphStore (graph_store.json), written here
+GRAPH_FIXTURE = Path(__file__).with_name("data") / "scitoolkg_graph_store.json"
+
+
+def test_read_catalogue_reads_the_original_graph_format(tmp_path: Path) -> None:
+    records = {r["name"]: r for r in read_catalogue(GRAPH_FIXTURE)}
+    assert set(records) == {
+        "SMILESToWeight",
+        "SafetySummary",
+        "MolSimilarity",
+        "NotInTheLibraryTool",
+    }
+    assert records["SafetySummary"] == {
+        "name": "SafetySummary",
+        "category": "Chemical Tool",
+        "functionality": "Query the safety information of a given molecule CAS number",
+        "inputs": ["CAS"],
+        "outputs": ["safety information"],
+        "source": "Python Package(chemcrow)",
+        "security_check": True,
+    }
+    assert records["SMILESToWeight"]["security_check"] is False
+    assert records["MolSimilarity"]["inputs"] == ["SMILES", "SMILES"]
+    # a persist directory holding graph_store.json is read the same way
+    (tmp_path / "graph_store.json").write_text(GRAPH_FIXTURE.read_text())
+    assert read_catalogue(tmp_path) == list(records.values())
+    report = coverage(read_catalogue(GRAPH_FIXTURE), load_library())
+    assert report["catalogue_tools"] == 4
+    assert {r["name"] for r in report["tools"] if r["match"]} == {
+        "SMILESToWeight",
+        "SafetySummary",
+        "MolSimilarity",
+    }
+    by_source = {r["source"]: r for r in report["by_source"]}
+    assert by_source["Web API"]["implemented"] == 0
+
+
+def test_read_catalogue_rejects_malformed_graphs(tmp_path: Path) -> None:
+    bad = tmp_path / "graph_store.json"
+    bad.write_text(json.dumps({"graph_dict": {"T": [["is a"]]}}))
+    with pytest.raises(BadInput, match="not \\[relation, object\\]"):
+        read_catalogue(bad)
+    bad.write_text(json.dumps({"graph_dict": {"SMILES": [["is the input of", "T"]]}}))
+    with pytest.raises(BadInput, match="no tool nodes"):
+        read_catalogue(bad)
+    with pytest.raises(BadInput, match="cannot read"):
+        read_catalogue(tmp_path / "empty_dir_without_graph")

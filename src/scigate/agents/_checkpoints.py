@@ -51,10 +51,13 @@ def checkpoint_stats(rows: list[dict[str, Any]], initially_unknown: set[str]) ->
         "skill_hit": _pct(
             [float(r["route"] == "skill" and r["answer_correct"] == 1.0) for r in rows]
         ),
-        "plan_accuracy": _pct([float(r["tool_exact"]) for r in rows]),
+        "plan_accuracy": _pct([float(r["tool_exact"] or 0.0) for r in rows]),
         "unknown_tool_hit": 100.0 * hits / unknown_refs if unknown_refs else None,
         "unknown_reference_tools": unknown_refs,
-        "answer_accuracy": _pct([float(r["answer_correct"]) for r in rows]),
+        # as in the evaluation's Answer: unjudged and errored tasks count as not correct
+        "answer_accuracy": _pct([float(r["answer_correct"] == 1.0) for r in rows]),
+        "unjudged": sum(r.get("status") == "unjudged" for r in rows),
+        "errors": sum(r.get("status") == "error" for r in rows),
     }
 
 

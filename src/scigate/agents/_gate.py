@@ -61,6 +61,9 @@ class LinUCBGate:
         self.threshold = threshold
         self.rng = np.random.default_rng(seed)
         self.plays: dict[str, int] = {a: 0 for a in ARMS}
+        # chosen but not yet updated (one task's decisions are rewarded when it ends), so
+        # "each arm at least once" also holds among the decisions of the first task
+        self.pending: dict[str, int] = {a: 0 for a in ARMS}
         self.A: dict[str, np.ndarray] = {a: np.eye(dim) for a in ARMS}
         self.b: dict[str, np.ndarray] = {a: np.zeros(dim) for a in ARMS}
         self.steps = 0
@@ -120,9 +123,11 @@ class LinUCBGate:
             return "unknown", scores
         if self.policy == "fixed-threshold":
             return ("known" if float(x[0]) >= self.threshold else "unknown"), scores
-        unplayed = [a for a in ARMS if self.plays[a] == 0]
+        unplayed = [a for a in ARMS if self.plays[a] + self.pending[a] == 0]
         if unplayed:
-            return self._pick(unplayed), scores
+            arm = self._pick(unplayed)
+            self.pending[arm] += 1
+            return arm, scores
         diff = scores["unknown"] - scores["known"]
         if abs(diff) <= TIE:
             return self._pick(list(ARMS)), scores
@@ -137,6 +142,7 @@ class LinUCBGate:
         self.A[arm] = self.A[arm] + np.outer(xv, xv)
         self.b[arm] = self.b[arm] + float(reward) * xv
         self.plays[arm] = self.plays.get(arm, 0) + 1
+        self.pending[arm] = max(0, self.pending.get(arm, 0) - 1)
         self.steps += 1
 
     def record_task(self, known_failed: bool) -> None:

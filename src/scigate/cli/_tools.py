@@ -342,7 +342,7 @@ def coverage_cmd(
     catalogue: Path | None = typer.Option(
         None,
         "--catalogue",
-        help="SciToolKG catalogue JSON [default: the bundled SciToolKG catalogue].",
+        help="SciToolKG catalogue: the bundled JSON format, or the original graph_store.json (or its directory) [default: the bundled catalogue].",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     missing: bool = typer.Option(False, "--missing", help="Also list uncovered catalogue tools."),

@@ -43,9 +43,11 @@ if TYPE_CHECKING:
         SentenceTransformerEmbedder,
         make_embedder,
     )
+    from scigate.tools._entities import Entity, MaskedQuery, find_entities, mask_entities
     from scigate.tools._graph import ToolGraph, library_graph, ontology_record
     from scigate.tools._mcp import build_mcp_server, serve
     from scigate.tools._retrieval import Hit, ToolIndex, search_tools
+    from scigate.tools._retrieval_eval import Question, make_questions, score_retriever
     from scigate.tools._split import Ontology, ToolSplit, UnknownTool, make_split
 
 _LAZY = {
@@ -65,6 +67,13 @@ _LAZY = {
     "Hit": "_retrieval",
     "ToolIndex": "_retrieval",
     "search_tools": "_retrieval",
+    "Entity": "_entities",
+    "MaskedQuery": "_entities",
+    "find_entities": "_entities",
+    "mask_entities": "_entities",
+    "Question": "_retrieval_eval",
+    "make_questions": "_retrieval_eval",
+    "score_retriever": "_retrieval_eval",
     "build_mcp_server": "_mcp",
     "serve": "_mcp",
 }
@@ -86,14 +95,17 @@ __all__ = [
     "ChainResult",
     "ChainStep",
     "Embedder",
+    "Entity",
     "HashingEmbedder",
     "Hit",
     "IOType",
+    "MaskedQuery",
     "Ontology",
     "OpenAICompatibleEmbedder",
     "Plan",
     "PlanRun",
     "PlanStep",
+    "Question",
     "SentenceTransformerEmbedder",
     "Tool",
     "ToolExample",
@@ -109,6 +121,7 @@ __all__ = [
     "canonical_type",
     "check_value",
     "coverage",
+    "find_entities",
     "format_value",
     "get_tool",
     "library_graph",
@@ -117,12 +130,15 @@ __all__ = [
     "load_library",
     "make_embedder",
     "make_plan",
+    "make_questions",
     "make_split",
+    "mask_entities",
     "ontology_record",
     "pipe_value",
     "read_catalogue",
     "run_chain",
     "run_plan",
+    "score_retriever",
     "search_tools",
     "serve",
     "tool",

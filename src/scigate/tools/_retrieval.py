@@ -6,6 +6,12 @@ lexically with BM25 and semantically with the cosine similarity of embeddings; t
 rankings are fused by reciprocal rank (default) or by a weighted sum of min-max scaled
 scores. Search can be restricted to a subset of tools (the known set, say) and expanded
 along I/O edges of the tool graph.
+
+Entities in the query (a SMILES, a sequence, a formula, an identifier; see `_entities`)
+are replaced by their type word before scoring, and tools that take an input of that
+type get a bonus. The default fusion and weights were tuned on the generated ``dev``
+question split (`_retrieval_eval`) and are measured on the ``heldout`` split in
+benchmarks/bench_tools.py.
 """
 
 from __future__ import annotations
@@ -20,12 +26,17 @@ import numpy as np
 
 from scigate.errors import BadInput
 from scigate.tools._embeddings import Embedder, HashingEmbedder, words
+from scigate.tools._entities import fitting_types, mask_entities
 from scigate.tools._graph import ToolGraph, ontology_record
 from scigate.tools._tool import Tool
 from scigate.tools._vocabulary import VOCABULARY, canonical_type, normalise
 
 Fusion = Literal["rrf", "weighted"]
 RRF_K = 60
+# tuned on the dev split (see benchmarks/bench_tools.py --tune)
+DEFAULT_FUSION: Fusion = "weighted"
+DEFAULT_LEXICAL_WEIGHT = 0.6
+DEFAULT_ENTITY_WEIGHT = 0.2
 
 
 @dataclass
@@ -155,6 +166,7 @@ class ToolIndex:
         self._own_graph = graph is None
         self._query_cache: dict[str, np.ndarray] = {}
         self._io = [_io_types(r) for r in self.records]
+        self._fits: dict[str, np.ndarray] = {}  # entity type -> which tools accept it
         self._index_lexical()
 
     def _index_lexical(self) -> None:
@@ -187,6 +199,7 @@ class ToolIndex:
                 self._graph.add_tool(record)
         if added:
             self._vectors = np.vstack([self._vectors, np.asarray(added)])
+        self._fits.clear()
         self._index_lexical()
 
     @classmethod
@@ -213,10 +226,12 @@ class ToolIndex:
         return vec
 
     def scores(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """(BM25 scores, cosine similarities) of every indexed tool for `query`."""
+        """(BM25 scores, cosine similarities) of every indexed tool for `query` (entities in
+        it already replaced by their type words)."""
         tokens = _tokens(query)  # bm25s fails on a query of stop words only
         lexical = self._bm25.get_scores(tokens) if tokens else np.zeros(len(self.names))
-        semantic = self._vectors @ self._query_vector(query)
+        # einsum, not BLAS: waking BLAS threads on a busy machine stalls a query for ~8 ms
+        semantic = np.einsum("ij,j->i", self._vectors, self._query_vector(query))
         return np.asarray(lexical, dtype=np.float64), np.asarray(semantic, dtype=np.float64)
 
     def search(
@@ -224,19 +239,28 @@ class ToolIndex:
         query: str,
         k: int = 5,
         restrict: Iterable[str] | None = None,
-        fusion: Fusion = "rrf",
-        lexical_weight: float = 0.5,
+        fusion: Fusion | None = None,
+        lexical_weight: float | None = None,
         expand_hops: int = 0,
         max_expand: int = 10,
+        entity_weight: float | None = None,
+        entities: bool = True,
     ) -> list[Hit]:
         """The top-`k` tools for `query`, optionally only among `restrict` and then expanded
-        by up to `max_expand` tools within `expand_hops` I/O steps of the hits."""
+        by up to `max_expand` tools within `expand_hops` I/O steps of the hits. Unset
+        weights take the tuned defaults; `entity_weight` scales the bonus for tools whose
+        input type fits an entity found in the query; `entities=False` searches the raw text."""
+        fusion = DEFAULT_FUSION if fusion is None else fusion
+        lexical_weight = DEFAULT_LEXICAL_WEIGHT if lexical_weight is None else lexical_weight
+        entity_weight = DEFAULT_ENTITY_WEIGHT if entity_weight is None else entity_weight
         if not query or not query.strip():
             raise BadInput("empty search query")
         if k < 1:
             raise BadInput("k must be at least 1")
         if fusion not in ("rrf", "weighted"):
             raise BadInput(f"unknown fusion {fusion!r}; expected rrf or weighted")
+        masked = mask_entities(query) if entities else mask_entities("")
+        query = masked.text or query
         lexical, semantic = self.scores(query)
         if restrict is None:
             candidates = np.arange(len(self.names))
@@ -249,6 +273,8 @@ class ToolIndex:
                 return []
         fused = self._fuse(lexical[candidates], semantic[candidates], fusion, lexical_weight)
         fused = fused + self._io_bonus(query, candidates, fusion)
+        if masked.entities and entity_weight:
+            fused = fused + entity_weight * self._entity_bonus(masked.types, candidates, fusion)
         order = np.lexsort((np.array([self.names[i] for i in candidates]), -fused))
         hits = [
             Hit(
@@ -294,6 +320,21 @@ class ToolIndex:
         if fusion == "weighted":
             return 0.25 * bonus / max(len(wanted_in) + len(wanted_out), 1)
         return 0.5 * bonus / (RRF_K + 1) / max(len(wanted_in) + len(wanted_out), 1)
+
+    def _accepts(self, entity_type: str) -> np.ndarray:
+        """1.0 for each indexed tool with an input that accepts `entity_type`, else 0.0."""
+        mask = self._fits.get(entity_type)
+        if mask is None:
+            fits = fitting_types(entity_type)
+            mask = np.array([bool(fits & ins) for ins, _ in self._io], dtype=np.float64)
+            self._fits[entity_type] = mask
+        return mask
+
+    def _entity_bonus(self, types: list[str], candidates: np.ndarray, fusion: Fusion) -> np.ndarray:
+        """Fraction of the query's entity types that some input of each tool accepts, on
+        the scale of the fused score."""
+        bonus = sum(self._accepts(t)[candidates] for t in types) / len(types)
+        return bonus if fusion == "weighted" else bonus / (RRF_K + 1)
 
     @staticmethod
     def _fuse(

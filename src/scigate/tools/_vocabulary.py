@@ -497,6 +497,11 @@ _TERMS: list[IOType] = [
         aliases=("Mol block", "molblock"),
     ),
     IOType("SDF", "One or more molecules as an SD file (molfile blocks separated by $$$$)."),
+    IOType(
+        "Structural model with suffixes mol2 mol sdf pdbqt pdb",
+        "A small-molecule structure file as text: Tripos mol2, MDL mol/SDF, or PDB records.",
+        aliases=("structure file",),
+    ),
     IOType("reaction SMILES", "A reaction as reactants>agents>products SMILES."),
     # numbers and simple values
     IOType("number", "A real number.", kind="number", example=1.0),
@@ -866,6 +871,16 @@ number|Labute ASA|Labute approximate surface area.
 number|TPSA (Topological Polar Surface Area) descriptor|Topological polar surface area in square angstrom.
 number|Fraction of sp3-hybridized Carbon Atoms|Fraction of sp3 carbons (Fsp3).
 number|the FSP3 value|Fraction of sp3 carbons (Fsp3).
+number|Phi angle|Kier flexibility index Phi = kappa1 * kappa2 / heavy atoms (the catalogue's name).
+object|custom property|VSA descriptors: surface area binned by an atomic property.
+object|explosive information|Explosive groups, oxygen balance and the UN screening verdict.
+object|safety information|Structure-based hazard screen: explosive groups and structural alerts.
+list|the USRCAT scores|USRCAT shape descriptors (60 numbers) per molecule.
+list|Tanimoto coefficients for pairs of molecules|Tanimoto similarity per pair of molecules.
+list|3D Coordinates|Element and x, y, z (angstrom) of every atom.
+string|CSV file|Comma-separated values as text, header row first.
+list|x y and z coordinates of the molecular center|Geometric centre (x, y, z) of each molecule.
+list|the indices of atoms forming each rotatable dihedral in the molecule|Four atom indices per rotatable dihedral, per molecule.
 number|QED value|Quantitative estimate of drug-likeness.
 number|Asphericity|Asphericity of a 3D conformer.
 number|Inertial Shape Factor|Inertial shape factor of a 3D conformer.

@@ -382,6 +382,7 @@ def _similarity(fa: Any, fb: Any, metric: str) -> float:
     scenarios=["similarity search", "analogue comparison"],
     requires=RDKIT,
     examples=[({"smiles_a": "CCO", "smiles_b": "OCC", "fingerprint": "maccs"}, 1.0)],
+    aliases=["SmallMoleculeSimilarityCalculation"],  # SciToolKG: RDKit fingerprint similarity
 )
 def fingerprint_similarity(
     smiles_a: str, smiles_b: str, fingerprint: FingerprintKind = "morgan", metric: str = "tanimoto"
