@@ -10,6 +10,7 @@ from scigate.gate._candidate import (
     parse_options,
 )
 from scigate.gate._coding_agent import TOOL_SCHEMAS, AgentLimits, Episode, run_episode
+from scigate.gate._distributed import executor_verifier
 from scigate.gate._responders import CUES, CueResponder, ModelResponder, make_responder
 from scigate.gate._screen import ScreenCall, ScreenResult, presentation_order, run_screen
 from scigate.gate._solve import SolveResult, grade_answer, solve_with_command, solve_with_model
@@ -31,6 +32,7 @@ __all__ = [
     "VerifyResult",
     "averify",
     "copy_without_answer",
+    "executor_verifier",
     "grade_answer",
     "load_candidate",
     "make_responder",
