@@ -50,13 +50,18 @@ class ModelLimiter:
 
 
 def limiter_actor() -> Any:
-    """The cluster's limiter actor (created on first use; detached from no job: it lives
-    as long as the driver that created it)."""
+    """The cluster's limiter actor (created on first use; it lives as long as the driver
+    that created it)."""
     import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+    # On the driver's node: a worker node may be lost, the driver's node ends the run anyway.
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
     return (
         ray.remote(num_cpus=0)(ModelLimiter)
-        .options(name=LIMITER_NAME, namespace=NAMESPACE, get_if_exists=True)
+        .options(
+            name=LIMITER_NAME, namespace=NAMESPACE, get_if_exists=True, scheduling_strategy=here
+        )
         .remote()
     )
 
