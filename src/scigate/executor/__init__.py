@@ -39,6 +39,13 @@ def make_executor(
     raise BadInput(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
 
 
+def cluster_status(address: str) -> dict:
+    """The nodes and CPUs of the Ray cluster at `address` (or {"error": reason})."""
+    from scigate.executor._ray import cluster_status as status
+
+    return status(address)
+
+
 def ray_available() -> tuple[bool, str]:
     """(whether Ray imports, its version or the import error)."""
     try:
@@ -57,6 +64,7 @@ __all__ = [
     "LocalExecutor",
     "ModelLimiter",
     "Shared",
+    "cluster_status",
     "install_limiter",
     "make_executor",
     "ray_available",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 from scigate.errors import BadInput
@@ -18,6 +19,18 @@ def _import_ray() -> Any:
             "--executor ray needs Ray: pip install -e '.[ray]' (or 'ray[default]>=2.40')"
         ) from None
     return ray
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """BadInput when a `host:port` address does not accept a connection (Ray itself would
+    retry for minutes); `auto` and `ray://` addresses are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if address == "auto" or "://" in address or not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise BadInput(f"no Ray cluster answers at {address}: {exc}") from None
 
 
 def _call(fn: Any, args: tuple, kwargs: dict, limiter: Any) -> tuple[Any, str]:
@@ -49,6 +62,7 @@ class RayExecutor(Executor):
         if self._owns_ray:
             try:
                 if address:
+                    check_reachable(address)
                     ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
                 else:
                     ray.init(
@@ -104,3 +118,33 @@ class RayExecutor(Executor):
         uninstall_limiter()
         if self._owns_ray:
             ray.shutdown()
+
+
+def cluster_status(address: str) -> dict[str, Any]:
+    """The nodes of the Ray cluster at `address` (alive or not, CPUs of each) and its CPU
+    total; {"error": reason} when Ray is missing or the cluster does not answer."""
+    try:
+        import ray
+    except ImportError as exc:
+        return {"address": address, "error": f"Ray is not installed: {exc}"}
+    if ray.is_initialized():
+        return {"address": address, "error": "Ray is already initialised in this process"}
+    try:
+        check_reachable(address)
+        ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+    except Exception as exc:  # reported, never a crash
+        return {"address": address, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+    try:
+        nodes = [
+            {
+                "node_id": n["NodeID"],
+                "address": n.get("NodeManagerAddress"),
+                "alive": bool(n.get("Alive")),
+                "cpus": n.get("Resources", {}).get("CPU", 0),
+            }
+            for n in ray.nodes()
+        ]
+        cpus = ray.cluster_resources().get("CPU", 0)
+    finally:
+        ray.shutdown()
+    return {"address": address, "nodes": nodes, "cpus": cpus}
