@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from scigate.executor._job import Job, JobResult, Shared
+from scigate.executor._job import Job, JobResult, Shared, reason
 
 DEFAULT_RETRIES = 2  # three attempts in all
 
@@ -48,8 +48,6 @@ class Executor(ABC):
 
     async def run(self, job: Job) -> JobResult:
         """One job with its retries; never raises for the job's own failure."""
-        from scigate.executor._job import reason
-
         error = "not run"
         for attempt in range(1, self.retries + 2):
             try:

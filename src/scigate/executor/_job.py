@@ -40,12 +40,19 @@ class Shared:
         self._ref = ref
 
     def get(self) -> Any:
-        """The value (fetched from the object store on Ray workers)."""
-        if self._ref is not None:
+        """The value (fetched from the object store once per Ray worker process)."""
+        if self._ref is None:
+            return self._value
+        key = self._ref.hex()
+        if key not in _FETCHED:
             import ray
 
-            return ray.get(self._ref)
-        return self._value
+            _FETCHED.clear()  # one batch at a time: keep only the latest shared value
+            _FETCHED[key] = ray.get(self._ref)
+        return _FETCHED[key]
+
+
+_FETCHED: dict[str, Any] = {}
 
 
 def reason(exc: BaseException) -> str:
