@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from scigate.errors import BadInput
@@ -44,3 +46,35 @@ def test_make_executor_rejects_bad_names():
         make_executor("dask")
     with pytest.raises(BadInput, match="--ray-address needs --executor ray"):
         make_executor("local", address="10.0.0.1:6379")
+
+
+async def test_limiter_reclaims_a_slot_whose_holder_was_lost():
+    from scigate.executor import ModelLimiter
+
+    limiter = ModelLimiter()
+    await limiter.acquire("endpoint", 1, 0.3)  # its holder dies: never released
+    # a limit of 1 would otherwise wait for ever
+    token = await asyncio.wait_for(limiter.acquire("endpoint", 1, 30.0), timeout=5)
+    stats = await limiter.stats()
+    assert stats["in_flight"] == {"endpoint": 1} and stats["reclaimed"] == 1
+    await limiter.release("endpoint", token)
+    assert (await limiter.stats())["in_flight"] == {"endpoint": 0}
+
+
+async def test_limiter_holds_its_limit_in_one_process():
+    from scigate.executor import ModelLimiter
+
+    limiter = ModelLimiter()
+    now = peak = 0
+
+    async def call() -> None:
+        nonlocal now, peak
+        token = await limiter.acquire("e", 2, 30.0)
+        now += 1
+        peak = max(peak, now)
+        await asyncio.sleep(0.02)
+        now -= 1
+        await limiter.release("e", token)
+
+    await asyncio.gather(*(call() for _ in range(6)))
+    assert peak == 2 and (await limiter.stats())["peak"] == {"e": 2}

@@ -115,22 +115,23 @@ def endpoint_semaphore(key: tuple, limit: int) -> asyncio.Semaphore:
     return per_loop[full_key]
 
 
-CallLimiter = Callable[[tuple, int], AbstractAsyncContextManager[Any]]
+CallLimiter = Callable[[tuple, int, float], AbstractAsyncContextManager[Any]]
 _call_limiter: CallLimiter | None = None
 
 
 def set_call_limiter(limiter: CallLimiter | None) -> None:
-    """Make `limiter(endpoint_key, limit)` (an async context manager per call) bound the
-    calls in flight instead of this event loop's semaphore; None restores the default.
-    A cluster-wide limiter (scigate.executor) plugs in here."""
+    """Make `limiter(endpoint_key, limit, timeout)` (an async context manager per call
+    attempt, which ends within `timeout` seconds) bound the calls in flight instead of
+    this event loop's semaphore; None restores the default. A cluster-wide limiter
+    (scigate.executor) plugs in here."""
     global _call_limiter
     _call_limiter = limiter
 
 
-def call_slot(key: tuple, limit: int) -> AbstractAsyncContextManager[Any]:
-    """The slot one call to endpoint `key` holds while it is in flight."""
+def call_slot(key: tuple, limit: int, timeout: float) -> AbstractAsyncContextManager[Any]:
+    """The slot one call attempt to endpoint `key` holds while it is in flight."""
     if _call_limiter is not None:
-        return _call_limiter(key, limit)
+        return _call_limiter(key, limit, timeout)
     return endpoint_semaphore(key, limit)
 
 
@@ -272,7 +273,7 @@ class Model(ABC):
 
         async def attempt() -> ModelOutput:
             nonlocal attempts
-            async with call_slot(self.endpoint(), layer.concurrency):
+            async with call_slot(self.endpoint(), layer.concurrency, layer.timeout):
                 attempts += 1
                 async with asyncio.timeout(layer.timeout):
                     return await self._generate(messages, tools, sent, layer)
