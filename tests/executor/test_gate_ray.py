@@ -70,3 +70,24 @@ def test_verification_that_keeps_failing_is_a_round_error_not_a_fail(tmp_path):
     assert outcomes == [] and funnel["verified"] == 0 and funnel["errors"] == 1
     assert attempts[0]["status"] == "error"
     assert "failed after 2 attempts: ConnectionError: node of" in attempts[0]["reason"]
+
+
+@pytest.mark.slow
+def test_cli_gate_run_on_ray_records_the_executor(ray_executor, tmp_path, capsys):
+    from scigate.cli._gate import app
+
+    db = tmp_path / "cli.db"
+    app(
+        args=["run", "--db", str(db), "--generator", "templates", "--rounds", "1",
+              "--screen", "cue/middle", "--executor", "ray", "--json"],
+        standalone_mode=False,
+    )  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["executor"] == {"name": "ray", "workers": 2, "nodes": 1}
+    assert out["funnel"]["verified"] == 1
+    store = Store(db)
+    try:
+        [event] = store.events(kind="executor")
+        assert event["data"] == out["executor"]
+    finally:
+        store.close()

@@ -132,6 +132,8 @@ def cluster_status(address: str) -> dict[str, Any]:
     try:
         check_reachable(address)
         ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+    except BadInput as exc:
+        return {"address": address, "error": str(exc)}
     except Exception as exc:  # reported, never a crash
         return {"address": address, "error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
     try:
