@@ -26,6 +26,7 @@ from scigate.agents._records import Task, Trajectory, Usage
 from scigate.agents._scoring import answer_match, canonical_names, parse_judge_reply, tool_scores
 from scigate.agents._toolspace import ToolSpace
 from scigate.errors import BadInput
+from scigate.executor import Executor
 from scigate.tools import Embedder, Tool, make_embedder, make_split
 
 METHODS = ("direct", "cot", "rag", "react", "reflexion", "scitoolagent", "evo")
@@ -299,6 +300,24 @@ async def score_task(
             events=ctx.events,
         )
     traj.wall_seconds = time.perf_counter() - started
+    row = await score_trajectory(
+        task, traj, run=run, index=index, judge=judge, aliases=aliases, reranker=ctx.reranker_usage
+    )
+    return row, traj
+
+
+async def score_trajectory(
+    task: Task,
+    traj: Trajectory,
+    *,
+    run: int,
+    index: int,
+    judge: ModelLike | None,
+    aliases: dict[str, str],
+    reranker: Usage | None = None,
+) -> dict[str, Any]:
+    """The row of one finished trajectory: its answer judged (a failing judge makes the
+    status `error`), its tool chain scored, its cost."""
     error = traj.error
     verdict: bool | None = None
     how = "error"
@@ -321,7 +340,7 @@ async def score_task(
     reference = canonical_names(task.tool_path, aliases)
     ts = tool_scores(predicted, reference)
     u: Usage = traj.usage
-    r: Usage = ctx.reranker_usage
+    r: Usage = reranker or Usage()
     row = {
         "run": run,
         "index": index,
@@ -354,7 +373,7 @@ async def score_task(
         "wall_seconds": traj.wall_seconds,
         "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
     }
-    return row, traj
+    return row
 
 
 def _digest(value: Any) -> str:
@@ -405,12 +424,15 @@ async def evaluate(
     out: str | Path | None = None,
     resume: bool = False,
     on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
+    executor: Executor | None = None,
 ) -> EvalResult:
     """Run `config.method` over the tasks `config.runs` times and score every answer.
 
     With `out`, each finished task's row is appended to `out/rows.jsonl` at once, and
     `resume` continues the evaluation there: only (run, index) pairs without a row run.
-    `on_start(total, resumed_rows)` is called before the first task."""
+    `on_start(total, resumed_rows)` is called before the first task. With `executor`,
+    the tasks of a baseline method run as its jobs (on Ray workers, say) while rows are
+    still appended here; Evo's runs, whose tasks learn in order, stay in this process."""
     check_method(config.method)
     if config.concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {config.concurrency}")
@@ -430,6 +452,11 @@ async def evaluate(
         "memory": config.memory,
     }
     log = EvalDir(out, manifest, resume=resume) if out is not None else None
+    # Not in the manifest: a run may be resumed on another executor.
+    ran_on = {"name": "local", "workers": config.concurrency}
+    if executor is not None and config.method != "evo":
+        ran_on = executor.describe()
+    cfg = {**cfg, "executor": ran_on}
     rows: list[dict[str, Any]] = list(log.rows) if log else []
     accumulation: list[dict[str, Any]] = list(log.accumulation) if log else []
     done = {(r["run"], r["index"]) for r in rows}
@@ -460,6 +487,9 @@ async def evaluate(
                 judge=judge,
                 aliases=aliases,
             )
+        finish(row, traj)
+
+    def finish(row: dict[str, Any], traj: Trajectory) -> None:
         if log is not None:
             log.append_row(row)
         rows.append(row)
@@ -515,16 +545,30 @@ async def evaluate(
         if config.method == "evo":
             await _run_all([evo_run(run) for run in range(config.runs)])
         else:
-            split = make_split(tools, seed=config.split_seed, known_ratio=config.known_ratio)
-            space = ToolSpace(tools, split, embedder=embedder)
-            await _run_all(
-                [
-                    one(run, index, task, space, None)
-                    for run in range(config.runs)
-                    for index, task in enumerate(tasks)
-                    if (run, index) not in done
-                ]
-            )
+            todo = [
+                (run, index, task)
+                for run in range(config.runs)
+                for index, task in enumerate(tasks)
+                if (run, index) not in done
+            ]
+            if executor is not None:
+                from scigate.agents._distributed import EvalBatch, evaluate_on, model_ref
+
+                batch = EvalBatch(
+                    config=config,
+                    tools=tools,
+                    embedder=embedder,
+                    aliases=aliases,
+                    model=model_ref("model", model),
+                    judge=model_ref("judge", judge) if judge else None,
+                    reranker=model_ref("reranker", reranker) if reranker else None,
+                )
+                models = {"model": model, "judge": judge, "reranker": reranker}
+                await evaluate_on(executor, batch, todo, models, finish)
+            else:
+                split = make_split(tools, seed=config.split_seed, known_ratio=config.known_ratio)
+                space = ToolSpace(tools, split, embedder=embedder)
+                await _run_all([one(run, index, task, space, None) for run, index, task in todo])
     finally:
         tmp.cleanup()
         if log is not None:
@@ -548,7 +592,12 @@ def render_markdown(result: EvalResult) -> str:
         f"# Agent evaluation: {c['method']}",
         "",
         f"{c['tasks']} tasks × {c['runs']} run(s), known ratio {c['known_ratio']}, split seed {c['split_seed']}"
-        + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else ""),
+        + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else "")
+        + (
+            f", executor {c['executor']['name']} ({c['executor']['workers']} workers)"
+            if c.get("executor")
+            else ""
+        ),
         "",
         "Answer counts unjudged answers and errors as not correct; Answer (decided) is the "
         "accuracy over the answers the rules or the judge decided.",

@@ -38,6 +38,12 @@ from scigate.agents import (
     write_result,
 )
 from scigate.agents._context import DEFAULT_MAX_TOOLS
+from scigate.cli._executor import (
+    ExecutorOption,
+    RayAddressOption,
+    check_executor,
+    open_executor,
+)
 from scigate.errors import BadInput
 
 DOMAINS = ("biology", "chemistry", "materials")
@@ -446,6 +452,8 @@ def eval_cmd(
         ),
     ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
     unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
@@ -474,6 +482,12 @@ def eval_cmd(
     if resume and out is None:
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
+    if executor != "local" and method == "evo":
+        raise BadInput(
+            "--executor ray runs the baseline methods; evo's tasks learn from each other "
+            "in order and run in this process"
+        )
+    check_executor(executor, ray_address)
     vectors = _embedder(embedder)
     config = EvalConfig(
         method=method,
@@ -568,7 +582,9 @@ def eval_cmd(
     started = time.perf_counter()
     status = "failed"
     stages: list[dict[str, Any]] = []
+    workers = None
     try:
+        workers = open_executor(executor, ray_address)
         with progress:
             result = asyncio.run(
                 evaluate(
@@ -584,6 +600,7 @@ def eval_cmd(
                     out=out,
                     resume=resume,
                     on_start=on_start,
+                    executor=workers,
                 )
             )
         if checkpoints and train_tasks:
@@ -603,6 +620,8 @@ def eval_cmd(
         status = "interrupted"
         raise
     finally:
+        if workers is not None:
+            workers.close()
         if store is not None:
             store.set_run_status(run_id, status)
             store.close()

@@ -24,6 +24,7 @@ STACKS: list[tuple[str, str, str]] = [
     ("FastMCP", "fastmcp", "mcp"),
     ("PyArrow (Parquet export)", "pyarrow", "release"),
     ("inspect_ai (optional)", "inspect_ai", "inspect"),
+    ("Ray (--executor ray)", "ray", "ray"),
 ]
 
 
@@ -75,8 +76,14 @@ def external_programs() -> list[dict[str, str | bool | None]]:
     return rows
 
 
-def doctor(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Show which domain stacks import, which providers have credentials, which protections are active."""
+def doctor(
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="Also show this Ray cluster's nodes and CPUs."
+    ),
+) -> None:
+    """Show which domain stacks import, which providers have credentials, which protections
+    are active (and, with --ray-address, a Ray cluster's nodes and CPUs)."""
     from scigate.llm import providers_status
     from scigate.sandbox import protections
 
@@ -87,6 +94,10 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
         "providers": providers_status(),
         "sandbox": protections(),
     }
+    if ray_address:
+        from scigate.executor import cluster_status
+
+        report["ray_cluster"] = cluster_status(ray_address)
     if json_out:
         typer.echo(json.dumps(report, indent=2))
         return
@@ -133,4 +144,21 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -
     for name, status in report["sandbox"].items():
         colour = "green" if str(status).startswith("active") else "yellow"
         t.add_row(name, f"[{colour}]{status}[/{colour}]")
+    console.print(t)
+    if ray_address:
+        _print_cluster(console, report["ray_cluster"])
+
+
+def _print_cluster(console: Console, cluster: dict) -> None:
+    if "error" in cluster:
+        console.print(f"[red]Ray cluster {cluster['address']}: {cluster['error']}[/red]")
+        return
+    t = Table(
+        title=f"Ray cluster {cluster['address']}: {cluster['cpus']:g} CPUs", title_justify="left"
+    )
+    for col in ("node", "address", "status", "CPUs"):
+        t.add_column(col)
+    for n in cluster["nodes"]:
+        status = "[green]alive[/green]" if n["alive"] else "[red]dead[/red]"
+        t.add_row(n["node_id"][:12], str(n["address"]), status, f"{n['cpus']:g}")
     console.print(t)

@@ -9,6 +9,12 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from scigate.cli._executor import (
+    ExecutorOption,
+    RayAddressOption,
+    check_executor,
+    open_executor,
+)
 from scigate.errors import BadInput
 
 app = typer.Typer(
@@ -242,11 +248,14 @@ def run_cmd(
         False, "--all", help="With --rescreen: start from every verified candidate."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the final funnel as JSON."),
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Rounds of generate, verify, screens, solve; every outcome goes to the run database."""
     import os
 
     from scigate.cli._progress import funnel_progress
+    from scigate.gate import executor_verifier
     from scigate.gate._loop import LoopConfig, run_loop
     from scigate.gate._loop import rescreen as do_rescreen
     from scigate.store import Store
@@ -259,6 +268,9 @@ def run_cmd(
         raise BadInput("--rescreen needs at least one --screen or a solver")
     if all_verified and not rescreen:
         raise BadInput("--all applies to --rescreen only")
+    check_executor(executor, ray_address)
+    if rescreen and executor != "local":
+        raise BadInput("--executor ray spreads verification; --rescreen verifies nothing")
     cfg = LoopConfig(
         domain=domain,
         generator=generator or ("rescreen" if rescreen else "templates"),
@@ -303,19 +315,37 @@ def run_cmd(
                     )
                 )
             else:
-                run_id, funnel = asyncio.run(
-                    run_loop(
-                        cfg,
-                        store,
-                        resume=resume,
-                        rounds_given=rounds is not None,
-                        progress=on_progress,
+                workers = None
+                try:
+                    workers = open_executor(executor, ray_address)
+                    ran_on = (
+                        workers.describe()
+                        if workers
+                        else {"name": "local", "workers": cfg.fem_workers}
                     )
-                )
+                    run_id, funnel = asyncio.run(
+                        run_loop(
+                            cfg,
+                            store,
+                            resume=resume,
+                            rounds_given=rounds is not None,
+                            progress=on_progress,
+                            verifier=executor_verifier(workers) if workers else None,
+                        )
+                    )
+                    store.add_event(run_id, "executor", ran_on)
+                finally:
+                    if workers is not None:
+                        workers.close()
     finally:
         store.close()
     data = {"run_id": run_id, "db": str(db), "funnel": funnel.model_dump()}
-    _emit(data, as_json, [f"run {run_id} finished: {funnel.line()}", f"database: {db}"])
+    if not rescreen:
+        data["executor"] = ran_on
+    lines = [f"run {run_id} finished: {funnel.line()}", f"database: {db}"]
+    if not rescreen:
+        lines.append(f"executor: {ran_on['name']} ({ran_on['workers']} workers)")
+    _emit(data, as_json, lines)
 
 
 def _pct(x: float | None) -> str:

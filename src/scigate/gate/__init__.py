@@ -10,6 +10,7 @@ from scigate.gate._candidate import (
     parse_options,
 )
 from scigate.gate._coding_agent import TOOL_SCHEMAS, AgentLimits, Episode, run_episode
+from scigate.gate._distributed import executor_verifier
 from scigate.gate._invariance import (
     CheckResult,
     InvarianceResult,
@@ -40,6 +41,7 @@ __all__ = [
     "ainvariance",
     "averify",
     "copy_without_answer",
+    "executor_verifier",
     "grade_answer",
     "invariance",
     "load_candidate",

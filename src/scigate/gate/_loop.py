@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -44,7 +44,7 @@ from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_du
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._solve import solve_with_command, solve_with_model
-from scigate.gate._verify import averify
+from scigate.gate._verify import VerifyResult, averify
 
 
 class LoopConfig(BaseModel):
@@ -130,6 +130,9 @@ class LoopConfig(BaseModel):
 
 
 ProgressCallback = Callable[[int, int, Funnel], None]
+# Runs one candidate's sandboxed verification (default: `averify` in this process;
+# scigate.gate.executor_verifier sends it to an executor's workers).
+Verifier = Callable[..., Awaitable[VerifyResult]]
 
 
 class _Context:
@@ -142,9 +145,11 @@ class _Context:
         run_id: str,
         total: int,
         progress: ProgressCallback | None,
+        verifier: Verifier | None = None,
     ):
         from scigate.domains import get_domain
 
+        self.verifier = verifier or averify
         self.cfg = cfg
         self.store = store
         self.run_id = run_id
@@ -202,8 +207,11 @@ async def run_loop(
     run_id: str | None = None,
     rounds_given: bool = True,
     progress: ProgressCallback | None = None,
+    verifier: Verifier | None = None,
 ) -> tuple[str, Funnel]:
     """Run (or resume) a generation run; returns its id and funnel.
+
+    `verifier(cand, timeout=, domain=)` runs a candidate's verification (default: here).
 
     On resume the stored configuration is used; `cfg.rounds` extends or shortens it only
     when `rounds_given` (the user asked for a number of rounds).
@@ -235,7 +243,7 @@ async def run_loop(
     store.add_event(run_id, "environment", run_environment())  # what a release reports
     done = store.done_rounds(run_id)
     todo = [r for r in range(cfg.rounds) if r not in done]
-    ctx = _Context(cfg, store, run_id, cfg.rounds, progress)
+    ctx = _Context(cfg, store, run_id, cfg.rounds, progress, verifier)
     ctx.funnel = funnel_of_run(
         store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
     )
@@ -384,7 +392,7 @@ async def gate_candidate(
     verify = store.gate_result(run_id, cand.id, "verify")
     if verify is None:
         async with ctx.fem:
-            res = await averify(cand, timeout=cfg.verify_timeout, domain=cfg.domain)
+            res = await ctx.verifier(cand, timeout=cfg.verify_timeout, domain=cfg.domain)
         store.add_gate_result(
             run_id,
             cand.id,

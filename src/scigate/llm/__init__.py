@@ -11,7 +11,7 @@ layer's job, the same for every provider.
 """
 
 from scigate.llm._errors import ModelError
-from scigate.llm._model import Model, Recorder
+from scigate.llm._model import Model, Recorder, set_call_limiter
 from scigate.llm._prices import estimate_cost, price_table
 from scigate.llm._registry import check_spec, get_model, providers_status
 from scigate.llm._spec import ModelSpec, parse_spec
@@ -36,4 +36,5 @@ __all__ = [
     "parse_spec",
     "price_table",
     "providers_status",
+    "set_call_limiter",
 ]

@@ -13,6 +13,7 @@ import time
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -112,6 +113,26 @@ def endpoint_semaphore(key: tuple, limit: int) -> asyncio.Semaphore:
     if full_key not in per_loop:
         per_loop[full_key] = asyncio.Semaphore(limit)
     return per_loop[full_key]
+
+
+CallLimiter = Callable[[tuple, int, float], AbstractAsyncContextManager[Any]]
+_call_limiter: CallLimiter | None = None
+
+
+def set_call_limiter(limiter: CallLimiter | None) -> None:
+    """Make `limiter(endpoint_key, limit, timeout)` (an async context manager per call
+    attempt, which ends within `timeout` seconds) bound the calls in flight instead of
+    this event loop's semaphore; None restores the default. A cluster-wide limiter
+    (scigate.executor) plugs in here."""
+    global _call_limiter
+    _call_limiter = limiter
+
+
+def call_slot(key: tuple, limit: int, timeout: float) -> AbstractAsyncContextManager[Any]:
+    """The slot one call attempt to endpoint `key` holds while it is in flight."""
+    if _call_limiter is not None:
+        return _call_limiter(key, limit, timeout)
+    return endpoint_semaphore(key, limit)
 
 
 def check_messages(messages: Any) -> list[dict[str, Any]]:
@@ -248,14 +269,13 @@ class Model(ABC):
         recorded = {**sent, ADAPTED_KEY: changes} if changes else sent
         self._prepare(layer)
 
-        semaphore = endpoint_semaphore(self.endpoint(), layer.concurrency)
         attempts = 0
         queued = 0.0
 
         async def attempt() -> ModelOutput:
             nonlocal attempts, queued
             waiting = time.perf_counter()
-            async with semaphore:
+            async with call_slot(self.endpoint(), layer.concurrency, layer.timeout):
                 queued += time.perf_counter() - waiting
                 attempts += 1
                 async with asyncio.timeout(layer.timeout):

@@ -1,0 +1,72 @@
+"""Where work runs: one executor interface, a local and a Ray backend.
+
+    executor = make_executor("ray", address="auto")
+    results = executor.run_all([Job(id="a", fn=f, args=(1,))])
+
+Workers return results; the driver records them (it stays the only database writer).
+Model calls keep their per-endpoint concurrency limit across a Ray cluster through a
+shared limiter actor.
+"""
+
+from __future__ import annotations
+
+from scigate.errors import BadInput
+from scigate.executor._base import DEFAULT_RETRIES, Executor
+from scigate.executor._job import Job, JobResult, Shared
+from scigate.executor._limiter import ModelLimiter, install_limiter, uninstall_limiter
+from scigate.executor._local import LocalExecutor
+
+EXECUTORS = ("local", "ray")
+
+
+def make_executor(
+    name: str,
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    retries: int = DEFAULT_RETRIES,
+) -> Executor:
+    """`local` (threads; `workers` of them) or `ray` (at `address`, or a local Ray with
+    `workers` CPUs). BadInput for another name, or Ray options without Ray."""
+    if name == "local":
+        if address:
+            raise BadInput("--ray-address needs --executor ray")
+        return LocalExecutor(workers, retries)
+    if name == "ray":
+        from scigate.executor._ray import RayExecutor
+
+        return RayExecutor(address, num_cpus=workers, retries=retries)
+    raise BadInput(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
+
+
+def cluster_status(address: str) -> dict:
+    """The nodes and CPUs of the Ray cluster at `address` (or {"error": reason})."""
+    from scigate.executor._ray import cluster_status as status
+
+    return status(address)
+
+
+def ray_available() -> tuple[bool, str]:
+    """(whether Ray imports, its version or the import error)."""
+    try:
+        import ray
+    except ImportError as exc:
+        return False, str(exc)
+    return True, ray.__version__
+
+
+__all__ = [
+    "DEFAULT_RETRIES",
+    "EXECUTORS",
+    "Executor",
+    "Job",
+    "JobResult",
+    "LocalExecutor",
+    "ModelLimiter",
+    "Shared",
+    "cluster_status",
+    "install_limiter",
+    "make_executor",
+    "ray_available",
+    "uninstall_limiter",
+]
