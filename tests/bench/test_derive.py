@@ -120,6 +120,44 @@ def test_parallel_workers_give_the_same_outcomes(fixture_file: Path) -> None:
     assert seen[-1] == (21, 21) and [o.index for o in parallel] == list(range(21))
 
 
+def test_an_executor_gives_the_same_outcomes(fixture_file: Path) -> None:
+    from scigate.executor import make_executor
+
+    tasks = read_tasks(fixture_file) * 3
+    seen: list[tuple[int, int]] = []
+    executor = make_executor("local", workers=2)
+    spread = run_tasks(
+        "derive", tasks, executor=executor, progress=lambda d, t: seen.append((d, t))
+    )
+    serial = run_tasks("derive", tasks, workers=1, cache=False)
+    assert [o.model_dump() for o in spread] == [o.model_dump() for o in serial]
+    assert seen[-1] == (21, 21)
+
+
+def test_a_chunk_the_executor_cannot_run_makes_its_tasks_errors(
+    fixture_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scigate.bench import _derive
+    from scigate.executor import make_executor
+
+    def broken(kind, chunk, cache):
+        raise RuntimeError("worker lost")
+
+    monkeypatch.setattr(_derive, "_work", broken)
+    tasks = read_tasks(fixture_file)
+    outcomes = run_tasks("verify", tasks, executor=make_executor("local", workers=2, retries=1))
+    assert [o.index for o in outcomes] == list(range(len(tasks)))
+    assert {o.status for o in outcomes} == {"error"}  # never "agrees" by default
+    assert all("worker lost" in (o.reason or "") for o in outcomes)
+
+
+def test_cli_executor_option_is_checked(fixture_file: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["verify", str(fixture_file), "--executor", "spark"])
+    assert result.exit_code == 2 and "unknown executor" in result.output
+    result = runner.invoke(app, ["verify", str(fixture_file), "--ray-address", "127.0.0.1:1"])
+    assert result.exit_code == 2 and "--ray-address needs --executor ray" in result.output
+
+
 def test_rules_and_formats_turn_values_into_the_stored_answer() -> None:
     base = {"question": "q", "tool_path": ["NameToSMILES", "GetHeavyAtomsNum"],
             "Parameter": ["methane", "ethanol", "propane"]}  # fmt: skip

@@ -132,15 +132,20 @@ def run_tasks(
     workers: int | None = None,
     progress: Progress | None = None,
     cache: bool = True,
+    executor: Any | None = None,
 ) -> list[TaskOutcome]:
     """Derive or verify every task; outcomes come back in file order.
 
-    `workers` 1 runs in this process; more run chunks in worker processes. `cache` False
-    makes every call run even when another task made the same one.
+    `workers` 1 runs in this process; more run chunks in worker processes. With an
+    `executor` (`scigate.executor`, e.g. Ray) the chunks run on its workers instead; a
+    chunk that still fails after the executor's retries gives its tasks `error`. `cache`
+    False makes every call run even when another task made the same one.
     """
-    workers = default_workers(len(tasks)) if workers is None else max(1, workers)
     total = len(tasks)
     items = sorted(enumerate(tasks), key=_entity_key)
+    if executor is not None:
+        return _on_executor(executor, kind, items, cache, progress)
+    workers = default_workers(len(tasks)) if workers is None else max(1, workers)
     outcomes: list[TaskOutcome] = []
     done = 0
     if workers == 1 or total < 2:
@@ -162,4 +167,46 @@ def run_tasks(
                 done += futures[future]
                 if progress:
                     progress(done, total)
+    return sorted(outcomes, key=lambda o: o.index)
+
+
+def _on_executor(
+    executor: Any,
+    kind: str,
+    items: list[tuple[int, dict[str, Any]]],
+    cache: bool,
+    progress: Progress | None,
+) -> list[TaskOutcome]:
+    """The chunks as executor jobs (entity-sorted, so each worker's call cache serves its
+    chunk); outcomes in file order."""
+    import asyncio
+
+    from scigate.executor import Job
+
+    total = len(items)
+    size = max(1, min(32, total // (max(1, executor.workers) * 4) or 1))
+    chunks = {f"chunk-{k}": items[k : k + size] for k in range(0, total, size)}
+    jobs = [Job(id=key, fn=_work, args=(kind, chunk, cache)) for key, chunk in chunks.items()]
+    outcomes: list[TaskOutcome] = []
+
+    async def collect() -> None:
+        done = 0
+        async for result in executor.as_completed(jobs):
+            chunk = chunks[result.id]
+            if result.ok:
+                outcomes.extend(TaskOutcome.model_validate(o) for o in result.value)
+            else:
+                outcomes.extend(
+                    TaskOutcome(
+                        index=i,
+                        status="error",
+                        reason=f"the executor could not run it: {result.error}",
+                    )
+                    for i, _ in chunk
+                )
+            done += len(chunk)
+            if progress:
+                progress(done, total)
+
+    asyncio.run(collect())
     return sorted(outcomes, key=lambda o: o.index)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scigate.cli._executor import ExecutorOption, RayAddressOption, open_executor
 from scigate.cli._tools import _bad_input_exits_2
 from scigate.errors import BadInput
 
@@ -22,6 +23,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+@contextmanager
+def _executor(name: str, address: str | None) -> Iterator[Any]:
+    """The executor of --executor (None for local: the --workers path), closed after."""
+    workers = open_executor(name, address)
+    try:
+        yield workers
+    finally:
+        if workers is not None:
+            workers.close()
+
 
 WORKERS_HELP = (
     "Worker processes (default: 1, in-process, below 2000 tasks; else the CPUs, at most 4)."
@@ -60,14 +73,16 @@ def derive_cmd(
     file: Path = typer.Argument(..., help="A SciToolEval-format JSONL file."),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks with executed answers."),
     workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Add an executed answer and plan to every task whose tool path runs offline."""
     from scigate.bench import read_tasks, run_tasks, write_tasks
 
     tasks = read_tasks(file)
-    with _progress("derive", len(tasks)) as update:
-        outcomes = run_tasks("derive", tasks, workers=workers, progress=update)
+    with _executor(executor, ray_address) as spread, _progress("derive", len(tasks)) as update:
+        outcomes = run_tasks("derive", tasks, workers=workers, progress=update, executor=spread)
     rows = [o.task if o.task is not None else tasks[o.index] for o in outcomes]
     write_tasks(out, rows)
     derived = [o for o in outcomes if o.status == "derived"]
@@ -103,14 +118,16 @@ def derive_cmd(
 def verify_cmd(
     file: Path = typer.Argument(..., help="A JSONL benchmark file with answers."),
     workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Re-execute every task; list those whose stored answer disagrees (exit 1 if any)."""
     from scigate.bench import read_tasks, run_tasks
 
     tasks = read_tasks(file)
-    with _progress("verify", len(tasks)) as update:
-        outcomes = run_tasks("verify", tasks, workers=workers, progress=update)
+    with _executor(executor, ray_address) as spread, _progress("verify", len(tasks)) as update:
+        outcomes = run_tasks("verify", tasks, workers=workers, progress=update, executor=spread)
     counts = {
         s: sum(1 for o in outcomes if o.status == s)
         for s in ("agrees", "disagrees", "error", "unverifiable")
