@@ -150,3 +150,18 @@ def test_solution_that_reads_the_generator_notes_fails(tmp_path: Path) -> None:
     (d2 / "table.csv").write_text("x\n")
     r = verify(d2, timeout=60)
     assert r.printed == "['options.json', 'question.md', 'solution.py', 'table.csv']", r.reason
+
+
+@pytest.mark.parametrize("proposed", ["A", "B"])
+def test_a_value_matching_options_of_two_precisions_is_ambiguous(
+    tmp_path: Path, proposed: str
+) -> None:
+    """0.149 rounds to option A (0.1) and to option B (0.15): whichever was proposed, the
+    run did not single it out (the options themselves are pairwise distinct)."""
+    options = {"A": "0.1", "B": "0.15", "C": "0.3", "D": "0.4"}
+    d = write_candidate(
+        tmp_path / "c", options=options, answer=proposed, solution="print('0.149')\n"
+    )
+    r = verify(d, timeout=60)
+    assert not r.passed and r.reason.startswith("ambiguous value"), r.reason
+    assert "A, B" in r.reason

@@ -138,6 +138,17 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
             reason=f"value matches no option: printed {printed}",
             **base,
         )
+    if len(matches) > 1:
+        # Options of different precisions can each round to the printed value (0.149 is
+        # both 0.1 and 0.15): the run did not single out an option.
+        return VerifyResult(
+            passed=False,
+            printed=printed,
+            matched_option=None,
+            reason=f"ambiguous value: printed {printed}, which matches options "
+            f"{', '.join(matches)} at their printed precisions",
+            **base,
+        )
     if proposed in matches:
         return VerifyResult(
             passed=True,
