@@ -190,3 +190,26 @@ def test_cue_tie_breaks_follow_the_seed_not_the_run(candidate_dir: Path) -> None
 
     assert choices(5, "run-one:") == choices(5, "run-two:")
     assert choices(5, "run-one:") != choices(6, "run-one:")
+
+
+_SHOWN = {"A": "0.1", "B": "0.2", "C": "0.3", "D": "0.4"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "letter"),
+    [
+        ("Answer: B", "B"),
+        ("Answer: **B**", "B"),
+        ("I first thought the answer is A.\nFinal answer: C", "C"),  # the last statement
+        ("Answer: A or B", None),  # a hedge names no one option
+        ("The answer is B/C", None),
+        ("Answer: **B** or **D**", None),
+        ("Answer: A, C", None),
+        ("The answer is a bit above 0.2", None),  # the article "a" is no letter
+        ("Answer: B, because C is too small", "B"),
+    ],
+)
+def test_parse_choice_reads_one_stated_letter(reply: str, letter: str | None) -> None:
+    from scigate.gate._screen import parse_choice
+
+    assert parse_choice(reply, _SHOWN) == letter
