@@ -462,7 +462,7 @@ def test_checks_run_without_the_answer_or_the_generator_notes(tmp_path: Path) ->
     snoop = (
         "import os\n"
         "leaked = [f for f in ('answer.txt', 'meta.json', 'notes.md') if os.path.exists(f)]\n"
-        "print('LEAK ' + ' '.join(leaked) if leaked else '0.285714')\n"
+        "print('LEAK ' + ' '.join(leaked) if leaked else f'{2/7:.6f}')\n"
     )
     cand = write_candidate(tmp_path / "c", solution=snoop, meta={"family": "x", "answer": "B"})
     (cand / "notes.md").write_text("the answer is B\n")
