@@ -213,3 +213,20 @@ def test_parse_choice_reads_one_stated_letter(reply: str, letter: str | None) ->
     from scigate.gate._screen import parse_choice
 
     assert parse_choice(reply, _SHOWN) == letter
+
+
+def test_odd_format_cue_solves_an_item_whose_answer_alone_has_the_questions_precision(
+    tmp_path: Path,
+) -> None:
+    """The right value at six decimals, the distractors at two: the demo's cue screens miss
+    it, the odd-format cue sees it (and the candidate is rejected as leaking its answer)."""
+    from .conftest import write_candidate
+
+    options = {"A": "0.14", "B": "0.785714", "C": "0.43", "D": "0.57"}
+    d = write_candidate(tmp_path / "c", options=options, answer="B")
+    assert _screen(d, "cue/odd-format").solved
+    for cue in ("middle", "closest-to-mean", "closest-to-median", "letter-C"):
+        assert not _screen(d, f"cue/{cue}", early_stop=False).solved, cue
+    same = write_candidate(tmp_path / "s", answer="B")  # all four at six decimals
+    r = _screen(same, "cue/odd-format")
+    assert not r.solved and all(c.chosen_letter is None for c in r.calls)
