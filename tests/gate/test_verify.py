@@ -152,15 +152,26 @@ def test_solution_that_reads_the_generator_notes_fails(tmp_path: Path) -> None:
     assert r.printed == "['options.json', 'question.md', 'solution.py', 'table.csv']", r.reason
 
 
-@pytest.mark.parametrize("proposed", ["A", "B"])
+@pytest.mark.parametrize(
+    ("printed", "options", "proposed"),
+    [
+        # 0.149 rounds to option A (0.1) and to option B (0.15)
+        ("0.149", {"A": "0.1", "B": "0.15", "C": "0.3", "D": "0.4"}, "A"),
+        ("0.149", {"A": "0.1", "B": "0.15", "C": "0.3", "D": "0.4"}, "B"),
+        # a print coarser than the options: 17 may be 17.4 rounded
+        ("17", {"A": "17.0", "B": "17.4", "C": "19.0", "D": "21.0"}, "A"),
+    ],
+)
 def test_a_value_matching_options_of_two_precisions_is_ambiguous(
-    tmp_path: Path, proposed: str
+    tmp_path: Path, printed: str, options: dict[str, str], proposed: str
 ) -> None:
-    """0.149 rounds to option A (0.1) and to option B (0.15): whichever was proposed, the
-    run did not single it out (the options themselves are pairwise distinct)."""
-    options = {"A": "0.1", "B": "0.15", "C": "0.3", "D": "0.4"}
+    """Whichever was proposed, the run did not single it out (the options themselves are
+    pairwise distinct)."""
     d = write_candidate(
-        tmp_path / "c", options=options, answer=proposed, solution="print('0.149')\n"
+        tmp_path / "c",
+        options=options,
+        answer=proposed,
+        solution=f"import sys\nsys.stdout.write({printed!r} + chr(10))\n",
     )
     r = verify(d, timeout=60)
     assert not r.passed and r.reason.startswith("ambiguous value"), r.reason

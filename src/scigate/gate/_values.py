@@ -65,6 +65,28 @@ def match_option(printed: str, options: dict[str, str]) -> list[str]:
     return sorted(letter for letter, value in options.items() if values_match(printed, value))
 
 
+def coarse_matches(printed: str, options: dict[str, str]) -> list[str]:
+    """The letters of options written more finely than `printed` that round to it at its
+    precision: a print of ``17`` is consistent with ``17.0`` and with ``17.4`` alike."""
+    a = parse_number(printed)
+    if a is None or not isinstance(exponent := a.as_tuple().exponent, int):
+        return []
+    quantum = Decimal(1).scaleb(exponent)
+    out = []
+    for letter, value in options.items():
+        b = parse_number(value)
+        if b is None or not isinstance(b.as_tuple().exponent, int):
+            continue
+        if b.as_tuple().exponent >= exponent:
+            continue
+        try:
+            if b.quantize(quantum, rounding=ROUND_HALF_EVEN) == a.quantize(quantum):
+                out.append(letter)
+        except InvalidOperation:
+            continue
+    return sorted(out)
+
+
 def options_distinct(options: dict[str, str]) -> list[tuple[str, str]]:
     """Pairs of letters whose option values coincide (empty when all are distinct)."""
     letters = sorted(options)

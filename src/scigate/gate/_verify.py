@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from scigate.gate._candidate import PRIVATE_FILES, Candidate, load_candidate
-from scigate.gate._values import match_option, parse_number, values_match
+from scigate.gate._values import coarse_matches, match_option, parse_number, values_match
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -131,6 +131,8 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         )
     printed = lines[0]
     matches = match_option(printed, cand.options)
+    if matches:  # a coarse print may be as consistent with a finer-written option
+        matches = sorted(set(matches) | set(coarse_matches(printed, cand.options)))
     if not matches:
         return VerifyResult(
             passed=False,
@@ -141,7 +143,7 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         )
     if len(matches) > 1:
         # Options of different precisions can each round to the printed value (0.149 is
-        # both 0.1 and 0.15): the run did not single out an option.
+        # both 0.1 and 0.15; 17 is both 17.0 and 17.4): the run did not single one out.
         return VerifyResult(
             passed=False,
             printed=printed,
