@@ -206,6 +206,19 @@ def answer_match(predicted: str | None, task: Task) -> bool | None:
     return None
 
 
+class _TwoDecisions(ValueError):
+    pass
+
+
+def _one_decision(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object hook refusing a repeated key: json keeps the last of
+    {"decision": "No", "decision": "Yes"} silently."""
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise _TwoDecisions("a key given twice")
+    return dict(pairs)
+
+
 _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.S)
 
 
@@ -218,8 +231,8 @@ def parse_judge_reply(text: str | None) -> bool | None:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        value = json.loads(body)
-    except (json.JSONDecodeError, ValueError):
+        value = json.loads(body, object_pairs_hook=_one_decision)
+    except (json.JSONDecodeError, ValueError):  # _TwoDecisions is a ValueError
         return None
     if not isinstance(value, dict) or not isinstance(value.get("decision"), str):
         return None
