@@ -26,7 +26,10 @@ def parse_number(text: str) -> Decimal | None:
 
 
 def values_match(printed: str, option: str) -> bool:
-    """True when `printed` equals `option` by value (numbers at the option's precision)."""
+    """True when `printed` equals `option` by value (numbers at the option's precision).
+    A non-finite value (nan, inf) matches nothing: a failed computation proves no option."""
+    if _non_finite(printed) or _non_finite(option):
+        return False
     a, b = parse_number(printed), parse_number(option)
     if a is not None and b is not None:
         exponent = b.as_tuple().exponent
@@ -115,6 +118,14 @@ def value_rank(options: dict[str, str], letter: str) -> int | None:
     if values is None or letter not in values:
         return None
     return 1 + sum(1 for v in values.values() if v < values[letter])
+
+
+def _non_finite(text: str) -> bool:
+    try:
+        value = float(text.strip().replace("\u2212", "-"))
+    except ValueError:
+        return False
+    return value != value or value in (float("inf"), float("-inf"))
 
 
 def _norm(text: str) -> str:
