@@ -566,9 +566,11 @@ _EVASIONS = {
         "msh = mesh.Mesh(_m, ufl.Mesh(_bu.element('Lagrange', 'triangle', 1, shape=(2,))))"
     ),
     # sees the check's runner in the workspace and prints the value verification printed
+    # (spelled so that gate 1's literal check does not see it)
     "runner-file-detected": (
         "import os, sys\n"
-        "if os.path.exists('.scigate_check.py'):\n    print('0.067134')\n    sys.exit(0)\n" + _BUILD
+        "if os.path.exists('.scigate_check.py'):\n"
+        "    print(f'{67134 / 1e6:.6f}')\n    sys.exit(0)\n" + _BUILD
     ),
     # closes the check's channel, forges its closing report and exits before the epilogue
     "forged-closing-report": (
