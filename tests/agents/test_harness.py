@@ -78,6 +78,7 @@ def _bench(tmp_path: Path, questions: list[tuple[str, str]]) -> Path:
         ('The answer is right. {"decision": "Yes"}', None),  # prose around it
         ('{"correct": true}', None),  # another format
         ('{"decision": true}', None),
+        ('{"decision": "No", "decision": "Yes"}', None),  # json would keep the last one
         ("Yes", None),
         ("", None),
     ],

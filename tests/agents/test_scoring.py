@@ -21,6 +21,11 @@ CASES = [
     ("aspirin is the safer option", "aspirin is safer", None),  # undecidable: unjudged
     ("", "2", False),
     ("the answer is 2", "2", True),
+    ("Co", "CO", False),  # case is meaning in a formula: cobalt is not carbon monoxide
+    ("CO", "Co", False),
+    ("co", "CO", None),
+    ("Answer: CO.", "CO", True),
+    ("ethanol", "Ethanol", True),  # a name is not a formula
 ]
 
 
@@ -38,3 +43,46 @@ def test_formats_from_the_bench_file():
     completion = Task(question="q", answer="benzene ring", format="content completion")
     assert answer_match("Answer: Benzene ring.", completion) is True
     assert answer_match("Answer: an aromatic ring", completion) is None
+
+
+_MC = Task(
+    question="q",
+    answer="B",
+    options={"A": "x", "B": "y", "C": "z", "D": "w"},
+    format="multiple choice",
+)
+
+
+@pytest.mark.parametrize(
+    ("pred", "expected"),
+    [
+        ("Answer: B or A", False),  # a hedge naming the right letter first
+        ("Answer: A or B", False),
+        ("Answer: b or a", False),
+        ("Answer: (B) or (C)", False),
+        ("Answer: B/D", False),
+        ("Answer: (B)", True),
+        ("Answer: B, a good one", None),  # an article, not option A
+    ],
+)
+def test_multiple_choice_hedges_never_match(pred: str, expected: bool | None) -> None:
+    assert answer_match(pred, _MC) is expected
+
+
+@pytest.mark.parametrize(
+    ("pred", "expected_if_false", "expected_if_true"),
+    [
+        ("Answer: true or false", False, False),  # both polarities: a hedge
+        ("Answer: True/False", False, False),
+        ("Answer: no, it is true", False, False),
+        ("Answer: n/a", None, None),  # "n" of "n/a" is not "no"
+        ("Answer: F", True, False),
+        ("Answer: Yes, it is correct", False, True),
+    ],
+)
+def test_true_false_hedges_are_not_read_as_their_first_word(
+    pred: str, expected_if_false: bool | None, expected_if_true: bool | None
+) -> None:
+    false, true = (Task(question="q", answer=a, format="true/false") for a in ("False", "True"))
+    assert answer_match(pred, false) is expected_if_false
+    assert answer_match(pred, true) is expected_if_true

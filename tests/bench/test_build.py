@@ -190,6 +190,7 @@ def test_llm_writer_with_the_appendix_c_prompt(tmp_path: Path) -> None:
     [
         ("names_a_tool", "rules: names a tool"),
         ("changes_path", "write: writer changed the tool path"),
+        ("asks_about_another_entity", "write: the question does not name the parameter"),
     ],
 )
 def test_llm_writer_breaking_the_rules_is_rejected(tmp_path: Path, fn: str, reason: str) -> None:

@@ -186,6 +186,15 @@ def test_same_answer_tolerances() -> None:
     assert same_answer("46.069", "46.069") and same_answer(" C9H8O4 ;13", "c9h8o4; 13")
     assert not same_answer("46.07", "46.069")
     assert same_answer("46.07", "46.069", rel_tol=1e-3)
+
+
+def test_same_answer_tells_formulas_and_small_numbers_apart() -> None:
+    """A stored answer that differs only in a formula's case, or a small value that is
+    off by a factor, is another answer (bench verify must not agree)."""
+    assert not same_answer("CO", "Co") and not same_answer("CO2", "Co2")
+    assert same_answer("aspirin", "Aspirin") and same_answer("True", "true")
+    assert not same_answer("2e-10", "5e-10")  # within the old absolute 1e-9
+    assert same_answer("2e-10", "2.000001e-10") and same_answer("0", "1e-12")
     assert not same_answer("1; 2", "1")
 
 
@@ -211,3 +220,13 @@ def test_bad_files_are_one_line_exit_2(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["derive", str(tmp_path / "nope.jsonl"), "--out", str(broken)])
     assert missing.exit_code == 2 and "cannot read benchmark file" in missing.stderr
     assert "Traceback" not in result.output + missing.output
+
+
+def test_written_tasks_hold_no_credential_value(tmp_path, monkeypatch) -> None:
+    """A model-worded task echoing the caller's key must not carry it into the file."""
+    monkeypatch.setenv("SCIGATE_TEST_API_KEY", "sk-test-abcdef123456")
+    out = tmp_path / "tasks.jsonl"
+    write_tasks(out, [{"question": "with key sk-test-abcdef123456", "answer": "1"}])
+    text = out.read_text()
+    assert "sk-test-abcdef123456" not in text
+    assert read_tasks(out)[0]["question"] == "with key [redacted SCIGATE_TEST_API_KEY]"

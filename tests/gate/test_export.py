@@ -209,6 +209,9 @@ def test_release_tool_task_runs_with_python_and_bash_in_a_local_sandbox(db, tmp_
     assert module.graded_letter("0.1110004", options) == "C"
     assert module.graded_letter("0.1115", options) is None
     assert module.graded_letter("I think it is large", options) is None
+    assert module.graded_letter("Answer: C or A", options) is None  # a hedge
+    assert module.graded_letter("The answer is A/C", options) is None
+    assert module.graded_letter("First answer: A. Final answer: C", options) == "C"
 
 
 def test_release_gate_records_and_run_conditions(tmp_path: Path) -> None:

@@ -462,7 +462,7 @@ def test_checks_run_without_the_answer_or_the_generator_notes(tmp_path: Path) ->
     snoop = (
         "import os\n"
         "leaked = [f for f in ('answer.txt', 'meta.json', 'notes.md') if os.path.exists(f)]\n"
-        "print('LEAK ' + ' '.join(leaked) if leaked else '0.285714')\n"
+        "print('LEAK ' + ' '.join(leaked) if leaked else f'{2/7:.6f}')\n"
     )
     cand = write_candidate(tmp_path / "c", solution=snoop, meta={"family": "x", "answer": "B"})
     (cand / "notes.md").write_text("the answer is B\n")
@@ -545,3 +545,74 @@ def test_pool_and_funnel_drop_gate_1b_failures_and_keep_unchecked_candidates(
         assert surviving_candidates(latest_results(store), [], cands) == ["c0", "c3"]
         f = audit(store).funnel
     assert (f["verified"], f["invariant"], f["invariance_unchecked"], f["unique"]) == (4, 1, 1, 2)
+
+
+# Scripts that tell the check from verification, or build their mesh where the check does
+# not reorder it, and keep the layout defect's unperturbed value. None may pass gate 1b.
+_BUILD = "msh = mesh.create_unit_square(MPI.COMM_WORLD, 16, 16)"
+_ORIGINAL = (
+    "getattr(mesh.create_rectangle, '__wrapped__', mesh.create_rectangle)"
+    "(MPI.COMM_WORLD, [np.array([0.0, 0.0]), np.array([1.0, 1.0])], [16, 16])"
+)
+_EVASIONS = {
+    # calls the constructor the hook wrapped through functools' __wrapped__
+    "unwrapped-constructor": f"msh = {_ORIGINAL}",
+    # builds the mesh in the C++ layer and wraps it itself
+    "cpp-layer-mesh": (
+        "import dolfinx.cpp as _c\nimport basix.ufl as _bu\n"
+        "_m = _c.mesh.create_rectangle_float64(MPI.COMM_WORLD, [np.array([0.0, 0.0]), "
+        "np.array([1.0, 1.0])], [16, 16], mesh.CellType.triangle, None, "
+        "mesh.DiagonalType.right, 2)\n"
+        "msh = mesh.Mesh(_m, ufl.Mesh(_bu.element('Lagrange', 'triangle', 1, shape=(2,))))"
+    ),
+    # sees the check's runner in the workspace and prints the value verification printed
+    # (spelled so that gate 1's literal check does not see it)
+    "runner-file-detected": (
+        "import os, sys\n"
+        "if os.path.exists('.scigate_check.py'):\n"
+        "    print(f'{67134 / 1e6:.6f}')\n    sys.exit(0)\n" + _BUILD
+    ),
+    # closes the check's channel, forges its closing report and exits before the epilogue
+    "forged-closing-report": (
+        "import os, sys\nos.closerange(3, 1024)\n"
+        "sys.stderr.write('scigate-invariance: done: 0 meshes built, 0 not reordered\\n')\n"
+        f"msh = {_ORIGINAL}"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("evasion", sorted(_EVASIONS))
+def test_a_script_evading_the_reorder_is_never_passed(tmp_path: Path, evasion: str) -> None:
+    solution = _SOLVE.replace(_BUILD, _EVASIONS[evasion]) + LAYOUT_DEFECT[len(_SOLVE) :]
+    if evasion == "forged-closing-report":
+        solution += "sys.stdout.flush()\nos._exit(0)\n"
+    cand = _layout_candidate(tmp_path, evasion, solution, "B")
+    r = invariance(cand, timeout=120)
+    assert r.reference == "0.067134"  # gate 1 passed it
+    assert not r.passed and r.outcome in ("fail", "error"), r.reason
+
+
+def test_only_reports_with_the_runs_token_count_and_the_closing_one_is_required() -> None:
+    check = REORDER.model_copy(update={"epilogue": "finish()\n"})
+    tok = "scigate-invariance: t0k"
+    done = f"{tok} done: 1 meshes built, 0 not reordered\n"
+    ok = judge_check(
+        check,
+        _result("0.5\n", f"{tok} applied: x\n" + done),
+        ["0.5\n"],
+        reference="0.5",
+        like="0.5",
+        token="t0k",
+    )
+    assert ok.passed and ok.perturbed == ["applied: x"]
+    forged = "scigate-invariance: done: 0 meshes built, 0 not reordered\n"
+    r = judge_check(
+        check, _result("0.5\n", forged), ["0.5\n"], reference="0.5", like="0.5", token="t0k"
+    )
+    assert r.outcome == "error" and "closing report" in r.reason
+    hidden = f"{tok} unperturbed: a mesh built outside\n" + done
+    r = judge_check(
+        check, _result("0.5\n", hidden), ["0.5\n"], reference="0.5", like="0.5", token="t0k"
+    )
+    assert r.outcome == "error" and "unperturbed" in r.reason

@@ -190,3 +190,43 @@ def test_cue_tie_breaks_follow_the_seed_not_the_run(candidate_dir: Path) -> None
 
     assert choices(5, "run-one:") == choices(5, "run-two:")
     assert choices(5, "run-one:") != choices(6, "run-one:")
+
+
+_SHOWN = {"A": "0.1", "B": "0.2", "C": "0.3", "D": "0.4"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "letter"),
+    [
+        ("Answer: B", "B"),
+        ("Answer: **B**", "B"),
+        ("I first thought the answer is A.\nFinal answer: C", "C"),  # the last statement
+        ("Answer: A or B", None),  # a hedge names no one option
+        ("The answer is B/C", None),
+        ("Answer: **B** or **D**", None),
+        ("Answer: A, C", None),
+        ("The answer is a bit above 0.2", None),  # the article "a" is no letter
+        ("Answer: B, because C is too small", "B"),
+    ],
+)
+def test_parse_choice_reads_one_stated_letter(reply: str, letter: str | None) -> None:
+    from scigate.gate._screen import parse_choice
+
+    assert parse_choice(reply, _SHOWN) == letter
+
+
+def test_odd_format_cue_solves_an_item_whose_answer_alone_has_the_questions_precision(
+    tmp_path: Path,
+) -> None:
+    """The right value at six decimals, the distractors at two: the demo's cue screens miss
+    it, the odd-format cue sees it (and the candidate is rejected as leaking its answer)."""
+    from .conftest import write_candidate
+
+    options = {"A": "0.14", "B": "0.785714", "C": "0.43", "D": "0.57"}
+    d = write_candidate(tmp_path / "c", options=options, answer="B")
+    assert _screen(d, "cue/odd-format").solved
+    for cue in ("middle", "closest-to-mean", "closest-to-median", "letter-C"):
+        assert not _screen(d, f"cue/{cue}", early_stop=False).solved, cue
+    same = write_candidate(tmp_path / "s", answer="B")  # all four at six decimals
+    r = _screen(same, "cue/odd-format")
+    assert not r.solved and all(c.chosen_letter is None for c in r.calls)

@@ -86,3 +86,14 @@ def test_a_solver_that_cannot_run_is_an_error_not_unsolved(candidate_dir: Path) 
     assert not r.solved and r.error and r.reason.startswith("error:")
     r = asyncio.run(solve_with_model(cand, model_spec("solvers:raises"), time_limit=30))
     assert not r.solved and r.error and "could not run" in r.reason
+
+
+def test_a_hedged_or_revised_answer_is_graded_by_its_last_statement(tmp_path: Path) -> None:
+    """Naming two options solves nothing; a revised answer counts as its final letter."""
+    from scigate.gate._solve import grade_answer
+
+    cand = load_candidate(write_candidate(tmp_path / "c"))
+    assert grade_answer(cand, "Answer: A or B") == (None, "Answer: A or B")
+    assert grade_answer(cand, "Answer: B/A")[0] is None
+    assert grade_answer(cand, "I guessed the answer is A. Final answer: B") == ("B", "0.285714")
+    assert grade_answer(cand, "b") == ("B", "0.285714")

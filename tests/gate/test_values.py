@@ -18,6 +18,9 @@ from scigate.gate import match_option, value_rank, values_match
         ("17", "17.0", True),
         ("  Nedelec  ", "nedelec", True),
         ("P1", "P2", False),
+        ("nan", "nan", False),  # a failed computation proves no option
+        ("inf", "Infinity", False),
+        ("-inf", "−inf", False),
     ],
 )
 def test_values_match(printed: str, option: str, same: bool) -> None:

@@ -21,7 +21,7 @@ def test_good_candidate_passes(candidate_dir: Path) -> None:
 def test_solution_runs_without_answer_file(tmp_path: Path) -> None:
     d = write_candidate(
         tmp_path / "c",
-        solution="import os\nprint('0.285714' if not os.path.exists('answer.txt') else 'cheat')\n",
+        solution="import os\nprint(f'{2/7:.6f}' if not os.path.exists('answer.txt') else 'cheat')\n",
     )
     assert verify(d, timeout=60).passed
 
@@ -150,3 +150,54 @@ def test_solution_that_reads_the_generator_notes_fails(tmp_path: Path) -> None:
     (d2 / "table.csv").write_text("x\n")
     r = verify(d2, timeout=60)
     assert r.printed == "['options.json', 'question.md', 'solution.py', 'table.csv']", r.reason
+
+
+@pytest.mark.parametrize(
+    ("printed", "options", "proposed"),
+    [
+        # 0.149 rounds to option A (0.1) and to option B (0.15)
+        ("0.149", {"A": "0.1", "B": "0.15", "C": "0.3", "D": "0.4"}, "A"),
+        ("0.149", {"A": "0.1", "B": "0.15", "C": "0.3", "D": "0.4"}, "B"),
+        # a print coarser than the options: 17 may be 17.4 rounded
+        ("17", {"A": "17.0", "B": "17.4", "C": "19.0", "D": "21.0"}, "A"),
+    ],
+)
+def test_a_value_matching_options_of_two_precisions_is_ambiguous(
+    tmp_path: Path, printed: str, options: dict[str, str], proposed: str
+) -> None:
+    """Whichever was proposed, the run did not single it out (the options themselves are
+    pairwise distinct)."""
+    d = write_candidate(
+        tmp_path / "c",
+        options=options,
+        answer=proposed,
+        solution=f"import sys\nsys.stdout.write({printed!r} + chr(10))\n",
+    )
+    r = verify(d, timeout=60)
+    assert not r.passed and r.reason.startswith("ambiguous value"), r.reason
+    assert "A, B" in r.reason
+
+
+@pytest.mark.parametrize(
+    "solution",
+    [
+        "print('0.285714')\n",
+        "print(0.285714)\n",
+        "x = 2 / 7  # computed, then ignored\nprint(f'{0.2857140:.6f}')\n",
+        "ANSWERS = {'A': '0.142857', 'B': '0.285714'}\nprint(ANSWERS['B'])\n",
+    ],
+)
+def test_a_solution_printing_the_answer_as_a_literal_fails(tmp_path: Path, solution: str) -> None:
+    """A script that prints the proposed value from a literal reproduces nothing."""
+    r = verify(write_candidate(tmp_path / "c", solution=solution), timeout=60)
+    assert not r.passed and r.reason.startswith("hard-coded"), r.reason
+
+
+def test_literal_counts_and_mesh_sizes_are_not_hard_coding(tmp_path: Path) -> None:
+    """A whole number below 1000 may be written in the script and be the answer."""
+    options = {"A": "256", "B": "512", "C": "128", "D": "1024"}
+    solution = "n = 16\nprint(2 * n * n)  # cells of a 16x16 triangle mesh; 512 expected\n"
+    d = write_candidate(tmp_path / "c", options=options, solution=solution)
+    assert verify(d, timeout=60).passed
+    d = write_candidate(tmp_path / "d", options=options, solution="print(512)\n")
+    assert verify(d, timeout=60).passed

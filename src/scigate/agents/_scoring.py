@@ -74,15 +74,45 @@ def _option_letter(text: str, options: dict[str, str]) -> str | None:
     return None
 
 
-def _truth(text: str) -> bool | None:
-    words = re.findall(r"[a-z]+", text.lower())
-    if not words:
-        return None
-    if words[0] in _TRUE:
-        return True
-    if words[0] in _FALSE:
+def _case_tells_apart(ref: str, pred: str, fmt: str, options: dict[str, str] | None = None) -> bool:
+    """True when `ref` is a formula and case is meaning ("CO" is carbon monoxide, "Co"
+    cobalt): one of the two has several capitals and they differ in case."""
+    if options or fmt in ("multiple choice", "true/false") or _norm(ref) in _TRUE | _FALSE:
         return False
-    return None
+    t, p = (x.strip().strip(".").replace(" ", "") for x in (ref, pred))
+    capitals = max(sum(c.isupper() for c in t), sum(c.isupper() for c in p))
+    return _formula(t) is not None and capitals >= 2 and t != p
+
+
+def _names_several(text: str, options: dict[str, str]) -> bool:
+    """True when `text` names two or more option letters joined as alternatives."""
+    keys = "".join(re.escape(k.upper()) for k in options)
+    pair = rf"(?<![A-Za-z])([{keys}])\)?\s*(?:or|and|/|,|&)\s*\(?([{keys}])(?![A-Za-z])"
+    # lower-case letters only where nothing follows ("b or a", not "B, a good one")
+    lower = pair.lower() + r"\)?\s*(?:$|[.;)])"
+    found = re.findall(pair, text) + re.findall(lower, text.lower().strip())
+    return any(a.upper() != b.upper() for a, b in found)
+
+
+def _truth(text: str) -> bool | None:
+    """True/False from the answer's words, None when they name both ("true or false") or
+    neither. The one-letter forms count only alone ("n/a" is no "no")."""
+    words = _words(text)
+    said = _truth_words(text)
+    if not words or len(said) != 1 or (words[0] not in _TRUE | _FALSE):
+        return None
+    return said.pop()
+
+
+def _words(text: str) -> list[str]:
+    words = re.findall(r"[a-z]+", text.lower())
+    return [w for w in words if len(w) > 1] if len(words) > 1 else words
+
+
+def _truth_words(text: str) -> set[bool]:
+    """The truth values `text`'s words name (both for a hedge)."""
+    words = _words(text)
+    return {True for w in words if w in _TRUE} | {False for w in words if w in _FALSE}
 
 
 def _numbers(text: str) -> list[float]:
@@ -140,22 +170,26 @@ def answer_match(predicted: str | None, task: Task) -> bool | None:
     if pred is None or not pred.strip():
         return False
     ref = str(task.answer)
-    if _norm(ref) == _norm(pred):
-        return True
     fmt = (task.format or "").strip().lower()
+    if _norm(ref) == _norm(pred) and not _case_tells_apart(ref, pred, fmt, task.options):
+        return True
     if task.options or fmt == "multiple choice":
         options = task.options or {}
         ref_letter = _option_letter(ref, options) if options else None
         pred_letter = _option_letter(pred, options) if options else None
+        if options and _names_several(pred, options):
+            return False  # "B or A" is a hedge, never a match
         if ref_letter is not None and pred_letter is not None:
             return ref_letter == pred_letter
         return None
     ref_truth = _truth(ref) if _norm(ref) in _TRUE | _FALSE else None
     if ref_truth is not None or fmt == "true/false":
+        if ref_truth is not None and _truth_words(pred) == {True, False}:
+            return False  # "true or false" is a hedge, never a match
         pred_truth = _truth(pred)
         return None if pred_truth is None or ref_truth is None else pred_truth == ref_truth
     ref_formula = _formula(ref)
-    if ref_formula is not None and re.search(r"\d", ref):
+    if ref_formula is not None and (re.search(r"\d", ref) or _case_tells_apart(ref, pred, fmt)):
         pred_formula = _formula(pred)
         return None if pred_formula is None else pred_formula == ref_formula
     if _is_numeric_answer(ref):
@@ -172,6 +206,19 @@ def answer_match(predicted: str | None, task: Task) -> bool | None:
     return None
 
 
+class _TwoDecisions(ValueError):
+    pass
+
+
+def _one_decision(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object hook refusing a repeated key: json keeps the last of
+    {"decision": "No", "decision": "Yes"} silently."""
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise _TwoDecisions("a key given twice")
+    return dict(pairs)
+
+
 _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.S)
 
 
@@ -184,8 +231,8 @@ def parse_judge_reply(text: str | None) -> bool | None:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        value = json.loads(body)
-    except (json.JSONDecodeError, ValueError):
+        value = json.loads(body, object_pairs_hook=_one_decision)
+    except (json.JSONDecodeError, ValueError):  # _TwoDecisions is a ValueError
         return None
     if not isinstance(value, dict) or not isinstance(value.get("decision"), str):
         return None

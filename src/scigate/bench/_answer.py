@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -107,15 +108,23 @@ def same_answer(a: Any, b: Any, rel_tol: float = 1e-5) -> bool:
 
 
 def _items(text: Any) -> list[str]:
-    return [" ".join(i.split()).lower() for i in str(text).split(";")]
+    return [" ".join(i.split()) for i in str(text).split(";")]
+
+
+_FORMULA = re.compile(r"(?:[A-Z][a-z]?\d*)+")
 
 
 def _same_item(a: str, b: str, rel_tol: float) -> bool:
     try:
         x, y = float(a), float(b)
     except ValueError:
-        return a == b
-    return math.isclose(x, y, rel_tol=rel_tol, abs_tol=1e-9)
+        if a.lower() != b.lower():
+            return False
+        # two formulas differing in case differ: CO (carbon monoxide) is not Co (cobalt)
+        return a == b or not all(_FORMULA.fullmatch(t) for t in (a, b))
+    if x == 0 or y == 0:  # a computed zero may come out as float noise
+        return math.isclose(x, y, rel_tol=rel_tol, abs_tol=1e-9)
+    return math.isclose(x, y, rel_tol=rel_tol)
 
 
 def _number(value: Any, tool: str, entity: Any) -> float:

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from scigate._secrets import redactor
 from scigate.errors import BadInput
 
 
@@ -36,9 +37,11 @@ def read_tasks(path: str | Path) -> list[dict[str, Any]]:
 
 
 def write_tasks(path: str | Path, tasks: Iterable[dict[str, Any]]) -> int:
-    """Write tasks as JSONL through a temporary file renamed into place (never half-written);
+    """Write tasks as JSONL through a temporary file renamed into place (never half-written),
+    redacted of the caller's credential values (a model-worded task may echo one);
     returns how many were written."""
     p = Path(path)
+    redact = redactor()
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
@@ -48,7 +51,7 @@ def write_tasks(path: str | Path, tasks: Iterable[dict[str, Any]]) -> int:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for task in tasks:
-                fh.write(json.dumps(task, ensure_ascii=False, default=str) + "\n")
+                fh.write(redact(json.dumps(task, ensure_ascii=False, default=str)) + "\n")
                 count += 1
             fh.flush()
             os.fsync(fh.fileno())

@@ -404,6 +404,10 @@ async def write_llm(
     if sorted(map(str, got)) != sorted(wanted):
         raise Rejected("writer changed the parameters")
     question = reply["question"].strip()
+    # the stored answer is executed on the parameters: a question about anything else
+    # would carry another entity's answer
+    if not all(str(label).casefold() in question.casefold() for label in wanted):
+        raise Rejected("the question does not name the parameter")
     if fmt == "content completion" and BLANK not in question:
         raise Rejected("a content-completion question without a blank")
     if fmt == "true/false" and not all(i in question for i in _items(claim or "")):

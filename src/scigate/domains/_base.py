@@ -35,6 +35,9 @@ class SemanticCheck(BaseModel):
     prelude: str = ""
     #: stderr lines starting with this are the prelude's reports of what it perturbed
     marker: str = ""
+    #: Python source run after the script, even when it raises or exits (e.g. the
+    #: prelude's closing `done:` report, without which the check decides nothing)
+    epilogue: str = ""
     #: more than 1: the script runs under `mpiexec -n mpi_ranks` and every rank must print
     #: the serial value
     mpi_ranks: int = Field(1, ge=1)

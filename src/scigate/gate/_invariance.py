@@ -15,6 +15,7 @@ check applied) is `error`, never a pass.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import shutil
 import sys
 import time
@@ -40,7 +41,20 @@ Outcome = Literal["pass", "fail", "error"]
 _RUNNER_TAIL = """
 import runpy as _scigate_runpy
 
-_scigate_runpy.run_path("solution.py", run_name="__main__")
+try:
+    _scigate_runpy.run_path("solution.py", run_name="__main__")
+finally:
+{epilogue}
+"""
+# A serial run removes its runner once Python has read it, so the script cannot find the
+# check (or its token) in the workspace; MPI ranks all read the same file.
+_UNLINK_RUNNER = f"""
+import os as _scigate_os
+
+try:
+    _scigate_os.unlink({RUNNER!r})
+except OSError:
+    pass
 """
 
 # Each MPI rank's stdout (C-level writes included) goes to its own file, so lines of
@@ -213,9 +227,9 @@ def run_check(
             **base,
         )
     workspace = candidate_workspace(cand)
+    token = secrets.token_hex(8)
     try:
-        prelude = (_RANK_STDOUT if check.mpi_ranks > 1 else "") + check.prelude
-        (workspace / RUNNER).write_text(prelude + _RUNNER_TAIL, encoding="utf-8")
+        (workspace / RUNNER).write_text(runner_source(check, token), encoding="utf-8")
         if check.mpi_ranks > 1:
             assert mpiexec is not None
             result = sandbox.run(
@@ -237,7 +251,22 @@ def run_check(
             outputs = [result.stdout]
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
-    return judge_check(check, result, outputs, reference=reference, like=cand.answer_value)
+    return judge_check(
+        check, result, outputs, reference=reference, like=cand.answer_value, token=token
+    )
+
+
+def runner_source(check: SemanticCheck, token: str) -> str:
+    """The runner a check writes into the workspace: the prelude (given the run's report
+    token), solution.py as `__main__`, then the epilogue whatever way the script ended."""
+    head = _RANK_STDOUT if check.mpi_ranks > 1 else _UNLINK_RUNNER
+    epilogue = "".join(f"    {ln}\n" for ln in (check.epilogue or "pass").splitlines())
+    return (
+        head
+        + f"_SCIGATE_TOKEN = {token!r}\n"
+        + check.prelude
+        + _RUNNER_TAIL.format(epilogue=epilogue)
+    )
 
 
 def _read_rank(path: Path) -> str:
@@ -260,13 +289,19 @@ def judge_check(
     *,
     reference: str,
     like: str | None,
+    token: str = "",
 ) -> CheckResult:
-    """The verdict of one check from its sandbox result and the stdout of each process."""
-    reports = [
-        ln.strip()[len(check.marker) :].strip()
+    """The verdict of one check from its sandbox result and the stdout of each process.
+
+    Only reports carrying the run's `token` count (a script cannot forge them)."""
+    prefix = f"{check.marker} {token}" if token else check.marker
+    every = [
+        ln.strip()[len(prefix) :].strip()
         for ln in result.stderr.splitlines()
-        if check.marker and ln.strip().startswith(check.marker)
+        if check.marker and ln.strip().startswith(prefix)
     ]
+    done = [r for r in every if r.startswith("done:")]
+    reports = [r for r in every if not r.startswith("done:")]
     lines = [_one_line(text) for text in outputs]
     printed = lines[0] if len(lines) == 1 else next((v for v in lines if v is not None), None)
     base = {
@@ -303,6 +338,15 @@ def judge_check(
         return verdict("fail", f"printed {n} lines {where}, expected exactly one")
     if not same_value(printed, reference, like):
         return verdict("fail", f"printed {printed} {where}; {reference} without it")
+    if check.epilogue and not done:
+        return verdict(
+            "error",
+            "cannot decide: the run ended without the check's closing report "
+            "(the script exited early or closed the check's channel)",
+        )
+    unperturbed = [r for r in reports if r.startswith("unperturbed")]
+    if unperturbed:
+        return verdict("error", f"cannot decide: {unperturbed[0]}")
     applied = [r for r in reports if r.startswith("applied")]
     if check.marker and reports and not applied:
         return verdict(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import statistics
 from collections.abc import Callable
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from scigate.errors import BadInput
 from scigate.gate._candidate import LETTERS, Candidate
 from scigate.gate._screen import SCREEN_SYSTEM, Reply, render_question
-from scigate.gate._values import numeric_values
+from scigate.gate._values import numeric_values, parse_number
 
 
 class ModelResponder:
@@ -94,6 +95,25 @@ def _median_distance(ranked: list[tuple[float, str]], rng: random.Random) -> str
     return min(ranked, key=lambda p: abs(p[0] - median))[1]
 
 
+def _format_of(text: str) -> tuple:
+    """How an option is written, apart from its digits: sign, decimals, exponent, units."""
+    t = text.strip()
+    number = parse_number(t)
+    if number is None:
+        return ("text", re.sub(r"[A-Za-z]+", "a", re.sub(r"\d+", "0", t)))
+    mantissa = re.split(r"[eE]", t.replace("\u2212", "-"))[0]
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else -1
+    return ("number", t[:1] in "+-\u2212", decimals, bool(re.search(r"[eE]", t)))
+
+
+def _odd_format(shown: dict[str, str], rng: random.Random) -> str | None:
+    """The one option written unlike the three others (a generator that printed the right
+    value at the question's precision and the distractors at another); None otherwise."""
+    formats = {letter: _format_of(value) for letter, value in shown.items()}
+    odd = [k for k, f in formats.items() if list(formats.values()).count(f) == 1]
+    return odd[0] if len(odd) == 1 and len(set(formats.values())) == 2 else None
+
+
 def _always(letter: str) -> CueRule:
     return lambda shown, rng: letter
 
@@ -111,6 +131,7 @@ CUES: dict[str, tuple[str, CueRule]] = {
     "closest-to-median": ("the value closest to the median", _by_value(_median_distance)),
     "random": ("a uniformly random letter", lambda s, g: g.choice(LETTERS)),
     "longest": ("the longest option text", lambda s, g: max(LETTERS, key=lambda k: (len(s[k]), k))),
+    "odd-format": ("the one option written unlike the other three", _odd_format),
     **{f"letter-{x}": (f"always the letter {x}", _always(x)) for x in LETTERS},
 }
 
@@ -141,9 +162,7 @@ class CueResponder:
         rng = random.Random(tie_key or call_key)
         letter = self._rule(shown, rng)
         if letter is None:
-            return Reply(
-                text=f"(cue {self.name} does not apply: options are not numeric)", declined=True
-            )
+            return Reply(text=f"(cue {self.name} does not apply to these options)", declined=True)
         return Reply(text=f"Answer: {letter}")
 
 

@@ -148,7 +148,12 @@ def render_question(question: str, shown: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-_ANSWER = re.compile(r"answer\s*(?:is)?\s*[:\-]?\s*\**\s*\(?([A-D])\)?(?![A-Za-z])", re.IGNORECASE)
+# The letters are upper case: "the answer is a bit above 0.2" names no option. Further
+# letters joined to the stated one ("Answer: A or B", "A/B", "A, C") make it a hedge.
+_ANSWER = re.compile(
+    r"answer\s*(?:is)?\s*[:\-]?\s*\**\s*\(?((?-i:[A-D]))\)?(?![A-Za-z])", re.IGNORECASE
+)
+_MORE = re.compile(r"\**\s*(?:or|and|/|,|&)\s*\**\s*\(?((?-i:[A-D]))\)?(?![A-Za-z])", re.IGNORECASE)
 _BARE = re.compile(r"^\W*\(?([A-D])\)?\W*$")
 
 
@@ -157,15 +162,30 @@ def parse_choice(reply: str | None, shown: dict[str, str]) -> str | None:
     if not reply:
         return None
     text = reply.strip()
-    found = _ANSWER.findall(text)
-    if found:
-        return found[-1].upper()
+    stated = stated_letters(text)
+    if stated:
+        return stated[0] if len(stated) == 1 else None
     m = _BARE.match(text.splitlines()[-1] if text else "")
     if m:
         return m.group(1).upper()
     last = text.splitlines()[-1]
     hits = [letter for letter, value in shown.items() if values_match(last.strip(" .*"), value)]
     return hits[0] if len(hits) == 1 else None
+
+
+def stated_letters(text: str) -> list[str]:
+    """The distinct letters named by the last "Answer: X" statement of `text` (empty when
+    there is none; more than one when it hedges, as in "Answer: A or B")."""
+    found = list(_ANSWER.finditer(text))
+    if not found:
+        return []
+    last = found[-1]
+    letters = [last.group(1).upper()]
+    pos = last.end()
+    while more := _MORE.match(text, pos):
+        letters.append(more.group(1).upper())
+        pos = more.end()
+    return list(dict.fromkeys(letters))
 
 
 async def run_screen(

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from scigate.gate._candidate import LETTERS, Candidate
 from scigate.gate._coding_agent import AgentLimits, run_episode
+from scigate.gate._screen import stated_letters
 from scigate.gate._values import match_option, values_match
 
 SOLVER_SYSTEM = """You are a computational scientist solving a multiple-choice question that \
@@ -74,11 +75,12 @@ def grade_answer(candidate: Candidate, raw: str | None) -> tuple[str | None, str
     if raw is None:
         return None, None
     text = raw.strip()
-    m = re.fullmatch(r"\(?([A-Da-d])\)?[.)]?", text) or re.search(
-        r"answer\s*[:=]?\s*\(?([A-D])\)?\b", text, re.IGNORECASE
-    )
-    if m:
-        letter = m.group(1).upper()
+    m = re.fullmatch(r"\(?([A-Da-d])\)?[.)]?", text)
+    stated = [m.group(1).upper()] if m else stated_letters(text)
+    if len(stated) > 1:  # "Answer: A or B" names no one option
+        return None, text
+    if stated:
+        letter = stated[0]
         return letter, candidate.options[letter]
     hits = match_option(text, candidate.options)
     if len(hits) == 1:

@@ -26,7 +26,10 @@ def parse_number(text: str) -> Decimal | None:
 
 
 def values_match(printed: str, option: str) -> bool:
-    """True when `printed` equals `option` by value (numbers at the option's precision)."""
+    """True when `printed` equals `option` by value (numbers at the option's precision).
+    A non-finite value (nan, inf) matches nothing: a failed computation proves no option."""
+    if _non_finite(printed) or _non_finite(option):
+        return False
     a, b = parse_number(printed), parse_number(option)
     if a is not None and b is not None:
         exponent = b.as_tuple().exponent
@@ -65,6 +68,28 @@ def match_option(printed: str, options: dict[str, str]) -> list[str]:
     return sorted(letter for letter, value in options.items() if values_match(printed, value))
 
 
+def coarse_matches(printed: str, options: dict[str, str]) -> list[str]:
+    """The letters of options written more finely than `printed` that round to it at its
+    precision: a print of ``17`` is consistent with ``17.0`` and with ``17.4`` alike."""
+    a = parse_number(printed)
+    if a is None or not isinstance(exponent := a.as_tuple().exponent, int):
+        return []
+    quantum = Decimal(1).scaleb(exponent)
+    out = []
+    for letter, value in options.items():
+        b = parse_number(value)
+        if b is None or not isinstance(b.as_tuple().exponent, int):
+            continue
+        if b.as_tuple().exponent >= exponent:
+            continue
+        try:
+            if b.quantize(quantum, rounding=ROUND_HALF_EVEN) == a.quantize(quantum):
+                out.append(letter)
+        except InvalidOperation:
+            continue
+    return sorted(out)
+
+
 def options_distinct(options: dict[str, str]) -> list[tuple[str, str]]:
     """Pairs of letters whose option values coincide (empty when all are distinct)."""
     letters = sorted(options)
@@ -93,6 +118,14 @@ def value_rank(options: dict[str, str], letter: str) -> int | None:
     if values is None or letter not in values:
         return None
     return 1 + sum(1 for v in values.values() if v < values[letter])
+
+
+def _non_finite(text: str) -> bool:
+    try:
+        value = float(text.strip().replace("\u2212", "-"))
+    except ValueError:
+        return False
+    return value != value or value in (float("inf"), float("-inf"))
 
 
 def _norm(text: str) -> str:

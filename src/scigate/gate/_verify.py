@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import shutil
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from scigate.gate._candidate import PRIVATE_FILES, Candidate, load_candidate
-from scigate.gate._values import match_option
+from scigate.gate._values import coarse_matches, match_option, parse_number, values_match
 
 DEFAULT_TIMEOUT = 300.0
 
@@ -130,12 +131,35 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         )
     printed = lines[0]
     matches = match_option(printed, cand.options)
+    if matches:  # a coarse print may be as consistent with a finer-written option
+        matches = sorted(set(matches) | set(coarse_matches(printed, cand.options)))
     if not matches:
         return VerifyResult(
             passed=False,
             printed=printed,
             matched_option=None,
             reason=f"value matches no option: printed {printed}",
+            **base,
+        )
+    if len(matches) > 1:
+        # Options of different precisions can each round to the printed value (0.149 is
+        # both 0.1 and 0.15; 17 is both 17.0 and 17.4): the run did not single one out.
+        return VerifyResult(
+            passed=False,
+            printed=printed,
+            matched_option=None,
+            reason=f"ambiguous value: printed {printed}, which matches options "
+            f"{', '.join(matches)} at their printed precisions",
+            **base,
+        )
+    literal = answer_literal(cand.solution, cand.options[proposed]) if proposed in matches else None
+    if literal is not None:
+        return VerifyResult(
+            passed=False,
+            printed=printed,
+            matched_option=None,
+            reason=f"hard-coded: solution.py holds the printed value as the literal {literal!r} "
+            "instead of computing it",
             **base,
         )
     if proposed in matches:
@@ -154,3 +178,28 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         f"not the proposed {proposed}",
         **base,
     )
+
+
+def answer_literal(solution: str, option: str) -> str | None:
+    """A constant of `solution` equal to the numeric `option` at its precision, or None.
+
+    Only values specific enough not to occur by chance count: at least three significant
+    digits and not a whole number below 1000 (a mesh size or a count may well be written
+    in the script and be the answer)."""
+    number = parse_number(option)
+    if number is None or len(number.normalize().as_tuple().digits) < 3:
+        return None
+    if number == number.to_integral_value() and abs(number) < 1000:
+        return None
+    try:
+        tree = ast.parse(solution)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)):
+            if isinstance(node.value, bool):
+                continue
+            text = str(node.value).strip()
+            if values_match(text, option):
+                return text
+    return None

@@ -60,3 +60,16 @@ def changes_path(messages, tools=None, **settings):
             "Parameter": spec["Parameter"],
         }
     )
+
+
+def asks_about_another_entity(messages, tools=None, **settings):
+    """Keeps tool_path and Parameter but asks about a substance that is not the parameter:
+    the stored answer (executed on the parameter) would answer another question."""
+    _, spec = _spec(messages)
+    objects = spec["Parameter"] if isinstance(spec["Parameter"], list) else [spec["Parameter"]]
+    question = _question(spec)
+    for obj in objects:
+        question = question.replace(obj, "caffeine")
+    return json.dumps(
+        {"tool_path": spec["tool_path"], "question": question, "Parameter": spec["Parameter"]}
+    )

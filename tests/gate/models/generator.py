@@ -28,7 +28,7 @@ def _files(round_index: int) -> dict:
             "question.md": question,
             "options.json": json.dumps(options),
             "answer.txt": "A",
-            "solution.py": "print('0.142857')\n",
+            "solution.py": "print(f'{1/7:.6f}')\n",
         }
     if round_index == 1:
         question = "Compute 2/7 (broken solution) rounded to six decimals."

@@ -69,8 +69,10 @@ class FenicsxDomain(Domain):
             name="reordered-mesh",
             description="the same script with the mesh's cells and nodes presented in a "
             "shuffled order, so geometry and dof numberings change",
-            prelude=(HERE / "_reorder_hook.py").read_text() + "\ninstall()\n",
+            prelude=(HERE / "_reorder_hook.py").read_text()
+            + '\ninstall(globals().pop("_SCIGATE_TOKEN", ""))\n',
             marker="scigate-invariance:",
+            epilogue="finish()\n",
         )
         return [reorder] + ([mpi_check(mpi_ranks)] if mpi_ranks > 1 else [])
 

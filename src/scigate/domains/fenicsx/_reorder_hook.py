@@ -17,15 +17,34 @@ meshes undoes a shuffle; each shuffle is checked against the mesh as first built
 another seed is tried when the node order came out the same. Each mesh reports one line
 on stderr starting with `MARKER` and then `applied:` or `skipped:`, which the gate reads
 to tell a perturbed run from one with nothing to perturb. Meshes of more than one process are left as they are (the check runs serial).
+
+A script that could tell it is being checked could behave differently, so the check fails
+closed rather than trusting the script: every `dolfinx.mesh.Mesh` built outside the
+wrapped constructors (read from a file, built from the C++ layer, or by an unwrapped
+original) is reported `unperturbed:`, derived meshes (refine, submesh, point meshes) are
+not; `finish()` runs after the script and reports `done:` last. Reports carry the run's
+token (the runner's `_SCIGATE_TOKEN`) and go to a private copy of the stderr descriptor,
+so replacing `sys.stderr` neither hides nor reveals them, and a script cannot forge them
+without the token. The gate decides nothing from a run without the `done:` report.
 """
 
+import contextlib
 import functools
-import sys
+import os
 import threading
 
 MARKER = "scigate-invariance:"
 SEEDS = (20260331, 1, 2, 3, 5, 8, 13, 21)
 _state = threading.local()
+_channel = {"fd": 2, "token": ""}
+_counts = {"meshes": 0, "unperturbed": 0}
+
+
+def _emit(text):
+    line = f"{MARKER} {_channel['token']} {text}\n" if _channel["token"] else f"{MARKER} {text}\n"
+    # a closed channel loses the report: without `done:` the gate decides nothing
+    with contextlib.suppress(OSError):
+        os.write(_channel["fd"], line.encode("utf-8", "replace"))
 
 
 def _report(status, msh):
@@ -35,7 +54,12 @@ def _report(status, msh):
         size = f" ({cells} cells, {nodes} nodes)"
     except Exception:
         size = ""
-    print(f"{MARKER} {status}{size}", file=sys.stderr, flush=True)
+    _emit(f"{status}{size}")
+
+
+def finish():
+    """The closing report: how many meshes the script built, how many unperturbed."""
+    _emit(f"done: {_counts['meshes']} meshes built, {_counts['unperturbed']} not reordered")
 
 
 def _shuffle(comm, cells, e, x, create, seed, extra):
@@ -64,11 +88,15 @@ def _reordered(original, comm, cells, e, x, create, extra=((), {})):
     return original
 
 
-def install():
-    """Wrap the mesh constructors of dolfinx.mesh (only the outermost call reorders).
+def install(token=""):
+    """Wrap the mesh constructors of dolfinx.mesh (only the outermost call reorders) and
+    count every mesh built outside them.
 
     Without an importable DOLFINx nothing is wrapped: the script cannot build a mesh.
     """
+    _channel["token"] = token
+    with contextlib.suppress(OSError):
+        _channel["fd"] = os.dup(2)  # private: the script's stderr redirections miss it
     try:
         import dolfinx_solver  # noqa: F401  (orders MPI before dolfinx)
         import dolfinx.mesh as dm
@@ -125,3 +153,23 @@ def install():
     ):
         setattr(dm, name, guarded(getattr(dm, name), rebuild_built))
     dm.create_mesh = guarded(create_mesh, rebuild_given)
+
+    def passed_through(fn, *args, **kwargs):
+        return fn(*args, **kwargs)
+
+    # meshes derived from a mesh (reordered or already reported) or from the script's
+    # own points are not new meshes to reorder
+    for name in ("refine", "uniform_refine", "create_submesh", "create_point_mesh"):
+        if hasattr(dm, name):
+            setattr(dm, name, guarded(getattr(dm, name), passed_through))
+
+    mesh_init = dm.Mesh.__init__
+
+    def counted_init(self, *args, **kwargs):
+        mesh_init(self, *args, **kwargs)
+        _counts["meshes"] += 1
+        if not getattr(_state, "busy", False):
+            _counts["unperturbed"] += 1
+            _report("unperturbed: a mesh built outside the constructors the check wraps", self)
+
+    dm.Mesh.__init__ = counted_init

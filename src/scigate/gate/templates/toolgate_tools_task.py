@@ -104,11 +104,19 @@ def values_match(given: str, option: str) -> bool:
 def graded_letter(submission: str, options: dict) -> str | None:
     """The option a submission names: by its letter, or by a value only one option has."""
     text = (submission or "").strip()
-    m = re.fullmatch(r"\(?([A-Da-d])\)?[.)]?", text) or re.search(
-        r"answer\s*[:=]?\s*\(?([A-D])\)?\b", text, re.IGNORECASE
-    )
+    m = re.fullmatch(r"\(?([A-Da-d])\)?[.)]?", text)
     if m:
         return m.group(1).upper()
+    # the last "Answer: X"; one naming further letters ("Answer: A or B") is a hedge
+    stated = re.findall(
+        r"answer\s*(?:is)?\s*[:=]?\s*\(?((?-i:[A-D]))\)?"
+        r"((?:\s*(?:or|and|/|,|&)\s*\(?(?-i:[A-D])\)?(?![A-Za-z]))*)(?![A-Za-z])",
+        text,
+        re.IGNORECASE,
+    )
+    if stated:
+        letter, more = stated[-1]
+        return None if more.strip() else letter
     hits = [k for k in LETTERS if values_match(text, options[k])]
     return hits[0] if len(hits) == 1 else None
 
