@@ -403,3 +403,34 @@ def test_ffcx_jit_cache_trusted_modules_found_untrusted_ones_private(tmp_path: P
     linked = list((second_ws / ".home" / ".cache" / "fenics").glob("*.so"))
     assert linked and all(p.is_symlink() for p in linked)  # nothing recompiled
     assert {p: p.stat().st_mtime_ns for p in shared.glob("*.so")} == compiled
+
+
+@pytest.mark.skipif(not BWRAP_WORKS, reason="needs bubblewrap")
+def test_an_interpreter_under_the_hosts_tmp_stays_visible(tmp_path: Path) -> None:
+    """A checkout or venv under the host's /tmp (where a CI clone may live) is bound on
+    top of the sandbox's private /tmp, not hidden by it ("execvp ... No such file")."""
+    import sysconfig
+
+    import scigate
+
+    venv = tmp_path / "venv"
+    assert str(venv.resolve()).startswith("/tmp/"), "pytest's tmp_path is expected under /tmp"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    src = Path(scigate.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{src}:{sysconfig.get_paths()['purelib']}"}
+    code = (
+        "import sys\n"
+        "from scigate.sandbox import fresh_workspace, run_python\n"
+        "r = run_python('import sys; print(sys.prefix)', workspace=fresh_workspace())\n"
+        "print(r.exit_code, r.stdout.strip(), r.stderr.strip()[-200:])\n"
+    )
+    out = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.stdout.split()[:2] == ["0", str(venv)], out.stdout + out.stderr

@@ -249,8 +249,6 @@ def bwrap_prefix(
         *base,
         *_namespace_flags(network=limits.network),
         *_system_binds(),
-        *_python_binds(),
-        *_etc_binds(),
         "--proc",
         "/proc",
         "--dev",
@@ -259,6 +257,8 @@ def bwrap_prefix(
         "--ro-bind-try",
         "/sys",
         "/sys",
+        # the private directories first: software bound below lands on top of them, so
+        # an interpreter or venv under the host's /tmp (a CI checkout) stays visible
         "--size",
         tmp,
         "--tmpfs",
@@ -272,6 +272,8 @@ def bwrap_prefix(
         "/var/tmp",
         "--tmpfs",
         "/run",
+        *_python_binds(),
+        *_etc_binds(),
         # the shared cache is read-only: a run cannot plant a module another run loads
         CACHE_BIND,
         str(cache_dir),
