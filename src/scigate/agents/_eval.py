@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scigate._jsonl import read_objects
 from scigate._secrets import redactor
 from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
@@ -42,20 +43,8 @@ def check_method(method: str) -> str:
 def load_bench(path: str | Path) -> list[Task]:
     """Tasks of a JSONL bench file; BadInput (with the line number) when a line is unusable."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read bench file {p}: {exc}") from None
     tasks = []
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{p}:{no}: not valid JSON ({exc.msg})") from None
-        if not isinstance(raw, dict):
-            raise BadInput(f"{p}:{no}: expected a JSON object")
+    for no, raw in read_objects(p, "bench file"):
         if not isinstance(raw.get("question"), str) or not raw["question"].strip():
             raise BadInput(f"{p}:{no}: missing 'question'")
         path_value = raw.get("tool_path", raw.get("Standard_Toolpath", []))
@@ -80,8 +69,6 @@ def load_bench(path: str | Path) -> list[Task]:
             err = exc.errors()[0]
             loc = ".".join(str(x) for x in err["loc"])
             raise BadInput(f"{p}:{no}: field '{loc}': {err['msg']}") from None
-    if not tasks:
-        raise BadInput(f"bench file {p} holds no tasks")
     return tasks
 
 

@@ -9,31 +9,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from scigate._jsonl import read_objects
 from scigate._secrets import redactor
 from scigate.errors import BadInput
 
 
 def read_tasks(path: str | Path) -> list[dict[str, Any]]:
     """The task objects of a JSONL file, every field kept; `BadInput` naming the bad line."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read benchmark file {p}: {exc}") from None
-    tasks = []
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{p}:{no}: not valid JSON ({exc.msg})") from None
-        if not isinstance(raw, dict):
-            raise BadInput(f"{p}:{no}: expected a JSON object")
-        tasks.append(raw)
-    if not tasks:
-        raise BadInput(f"benchmark file {p} holds no tasks")
-    return tasks
+    return [raw for _, raw in read_objects(path, "benchmark file")]
 
 
 def write_tasks(path: str | Path, tasks: Iterable[dict[str, Any]]) -> int:
