@@ -2,7 +2,8 @@
 
 Each attempt targets the (level, format) cell furthest below its quota and the domain
 with the fewest accepted tasks that can still make that level. It is recorded in the run
-database whatever happens (status `accepted` or `rejected`, the stage and the reason).
+database whatever happens (status `accepted`, `rejected`, or the judge's `unjudged`/`error`,
+the stage and the reason).
 An accepted task is re-derived from its own JSON (`execute_task`) before it is kept, so
 `bench verify` re-derives every answer the build writes.
 """
@@ -26,6 +27,7 @@ from scigate.bench._catalog import given_for
 from scigate.bench._compose import Draft, Rejected, compose, sample_subset
 from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY, load_entities
 from scigate.bench._files import write_tasks
+from scigate.bench._judge import Unjudged, judge_task
 from scigate.bench._write import (
     LETTERS,
     Worded,
@@ -49,6 +51,7 @@ class BuildConfig(BaseModel):
     domains: list[str] = Field(default_factory=lambda: list(DOMAINS))
     generator: str = "templates"
     screens: list[str] = Field(default_factory=list)
+    judge: str | None = None  # model spec of the Appendix D sample-quality judge
     screen_calls: int = 3
     seed: int = 0
     max_attempts: int | None = None  # default 25 per task
@@ -170,6 +173,11 @@ async def abuild(
         from scigate.llm import get_model
 
         writer = get_model(config.generator)
+    judge = None
+    if config.judge:
+        from scigate.llm import get_model
+
+        judge = get_model(config.judge)
     rng = random.Random(config.seed)
     entities = load_entities()
     quotas = _quotas(config)
@@ -200,7 +208,7 @@ async def abuild(
             kind = rng.choice(kinds)
             t0 = time.perf_counter()
             detail: dict[str, Any] = {"level": level, "format": fmt, "domain": domain, "kind": kind}
-            stage, reason, task = "compose", "", None
+            stage, reason, task, status = "compose", "", None, "rejected"
             try:
                 draft = compose(level, domain, kind, entities[kind], rng, cache)
                 detail["path"] = draft.path
@@ -239,10 +247,16 @@ async def abuild(
                 task = _task_json(draft, fmt, worded, subset)
                 if not same_answer(execute_task(task).answer, task["answer"]):
                     raise Rejected("the task does not re-derive its own answer")
+                if judge is not None:
+                    stage = "judge"
+                    detail["judge"] = await judge_task(judge, task)
             except (Rejected, Underivable) as exc:
                 reason = str(exc)
+                task = None
+                status = exc.status if isinstance(exc, Unjudged) else "rejected"
             attempts += 1
-            status = "accepted" if task is not None else "rejected"
+            if task is not None:
+                status = "accepted"
             if task is not None:
                 accepted.append(task)
                 seen_tokens.append(tokens(task["question"]))

@@ -180,6 +180,9 @@ def build_cmd(
     screen: list[str] = typer.Option(
         [], "--screen", help="No-tool screen (model spec or cue/NAME) that must fail; repeatable."
     ),
+    judge: str | None = typer.Option(
+        None, "--judge", help="Model spec of the Appendix D sample-quality judge (optional)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     max_attempts: int | None = typer.Option(
         None, "--max-attempts", help="Give up after this many attempts (default: 25 per task)."
@@ -198,6 +201,7 @@ def build_cmd(
         levels=wanted,
         generator=generator,
         screens=screen,
+        judge=judge,
         seed=seed,
         max_attempts=max_attempts,
     )
