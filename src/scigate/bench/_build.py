@@ -2,8 +2,8 @@
 
 Each attempt targets the (level, format) cell furthest below its quota and the domain
 with the fewest accepted tasks that can still make that level. It is recorded in the run
-database whatever happens (status `accepted`, `rejected`, or the solver's or judge's `unjudged`/`error`,
-the stage and the reason).
+database whatever happens (status `accepted`, `rejected`, or the solver's or the judge's
+`unjudged`/`error`, the stage and the reason).
 An accepted task is re-derived from its own JSON (`execute_task`) before it is kept, so
 `bench verify` re-derives every answer the build writes.
 """
