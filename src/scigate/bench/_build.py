@@ -2,8 +2,8 @@
 
 Each attempt targets the (level, format) cell furthest below its quota and the domain
 with the fewest accepted tasks that can still make that level. It is recorded in the run
-database whatever happens (status `accepted`, `rejected`, or the judge's `unjudged`/`error`,
-the stage and the reason).
+database whatever happens (status `accepted`, `rejected`, or the solver's or the judge's
+`unjudged`/`error`, the stage and the reason).
 An accepted task is re-derived from its own JSON (`execute_task`) before it is kept, so
 `bench verify` re-derives every answer the build writes.
 """
@@ -28,6 +28,7 @@ from scigate.bench._compose import Draft, Rejected, compose, sample_subset
 from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY, load_entities
 from scigate.bench._files import write_tasks
 from scigate.bench._judge import Unjudged, judge_task
+from scigate.bench._solver import check_solver_method, solve_task, solver_space
 from scigate.bench._write import (
     LETTERS,
     Worded,
@@ -51,6 +52,8 @@ class BuildConfig(BaseModel):
     domains: list[str] = Field(default_factory=lambda: list(DOMAINS))
     generator: str = "templates"
     screens: list[str] = Field(default_factory=list)
+    solver: str | None = None  # model spec of the agent that must solve each task
+    solver_method: str = "react"
     judge: str | None = None  # model spec of the Appendix D sample-quality judge
     screen_calls: int = 3
     seed: int = 0
@@ -142,6 +145,18 @@ async def _screen(
     return None, results
 
 
+async def _solve(
+    config: BuildConfig, store: Any, run_id: str, attempt: int, space: Any, task: dict[str, Any]
+) -> dict[str, Any]:
+    """The solver stage; its model calls are stored under the attempt's call key."""
+    from scigate.llm import get_model
+
+    key = f"bench-build/{run_id}/{attempt}/solver"
+    recorder = store.recorder(run_id=run_id, role="solver", call_key=key)
+    model = get_model(config.solver, recorder=recorder)
+    return await solve_task(model, space, task, config.solver_method)
+
+
 def _pick_cell(
     quotas: dict[tuple[int, str], int], done: Counter[tuple[int, str]], blocked: set[int]
 ) -> tuple[int, str] | None:
@@ -173,6 +188,13 @@ async def abuild(
         from scigate.llm import get_model
 
         writer = get_model(config.generator)
+    space = None
+    if config.solver:
+        from scigate.llm import check_spec
+
+        check_solver_method(config.solver_method)
+        check_spec(config.solver)
+        space = solver_space()
     judge = None
     if config.judge:
         from scigate.llm import get_model
@@ -247,10 +269,17 @@ async def abuild(
                 task = _task_json(draft, fmt, worded, subset)
                 if not same_answer(execute_task(task).answer, task["answer"]):
                     raise Rejected("the task does not re-derive its own answer")
+                if space is not None:
+                    stage = "solver"
+                    detail["solver"] = await _solve(
+                        config, store, run_id, attempts + 1, space, task
+                    )
                 if judge is not None:
                     stage = "judge"
                     detail["judge"] = await judge_task(judge, task)
             except (Rejected, Underivable) as exc:
+                if stage == "solver":
+                    detail["solver"] = getattr(exc, "record", None)
                 reason = str(exc)
                 task = None
                 status = exc.status if isinstance(exc, Unjudged) else "rejected"

@@ -183,6 +183,14 @@ def build_cmd(
     judge: str | None = typer.Option(
         None, "--judge", help="Model spec of the Appendix D sample-quality judge (optional)."
     ),
+    solver: str | None = typer.Option(
+        None, "--solver", help="Model spec of a tool-using agent that must solve each task."
+    ),
+    solver_method: str = typer.Option(
+        "react",
+        "--solver-method",
+        help="The solver's method: direct, cot, rag, react, reflexion or scitoolagent.",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
     max_attempts: int | None = typer.Option(
         None, "--max-attempts", help="Give up after this many attempts (default: 25 per task)."
@@ -202,6 +210,8 @@ def build_cmd(
         generator=generator,
         screens=screen,
         judge=judge,
+        solver=solver,
+        solver_method=solver_method,
         seed=seed,
         max_attempts=max_attempts,
     )
