@@ -225,9 +225,12 @@ def write_release(
     dest = Path(out)
     if dest.exists() and not dest.is_dir():
         raise BadInput(f"--out must be a directory, not the file {dest}")
-    write_tasks(dest / Path(bench).name, read_tasks(bench))
-    write_text_atomic(
-        dest / "conditions.json", json.dumps(conditions, indent=2, ensure_ascii=False) + "\n"
-    )
-    write_text_atomic(dest / "datasheet.md", sheet)
+    try:
+        write_tasks(dest / Path(bench).name, read_tasks(bench))
+        write_text_atomic(
+            dest / "conditions.json", json.dumps(conditions, indent=2, ensure_ascii=False) + "\n"
+        )
+        write_text_atomic(dest / "datasheet.md", sheet)
+    except OSError as exc:  # the helpers leave no temporary file behind
+        raise BadInput(f"cannot write the release to {dest}: {exc.strerror or exc}") from None
     return conditions
