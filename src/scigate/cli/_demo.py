@@ -97,6 +97,7 @@ def demo(
     console.print(f"accepted items ({n}): {out / 'accepted.jsonl'}")
     console.print(f"[bold green]report: {files.html.resolve()}[/bold green]")
     console.print(
-        f"benchmark ({n_bench} tasks, check it: scigate bench verify {bench_file}): {bench_file}"
+        f"benchmark ({n_bench} tasks; check: scigate bench verify {bench_file}): {bench_file}",
+        soft_wrap=True,
     )
-    console.print(f"benchmark release (datasheet.md, conditions.json): {release}")
+    console.print(f"benchmark release (datasheet.md, conditions.json): {release}", soft_wrap=True)
