@@ -250,3 +250,32 @@ def test_readers_refuse_bad_databases_and_write_nothing(tmp_path, verb, damage) 
     assert line.startswith("scigate: error: ") and "run database" in line, line
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_demo_writes_a_benchmark_that_bench_verify_accepts(tmp_path) -> None:
+    """The demo also builds a small benchmark with its release folder; every stored
+    answer re-derives."""
+    out = tmp_path / "demo"
+    p = _scigate("demo", "--rounds", "2", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    bench = out / "bench" / "bench.jsonl"
+    release = out / "bench" / "release"
+    for f in (
+        bench,
+        release / "bench.jsonl",
+        release / "datasheet.md",
+        release / "conditions.json",
+    ):
+        assert f.is_file(), f
+    assert "bench.jsonl" in p.stdout and "release" in p.stdout
+    conditions = json.loads((release / "conditions.json").read_text())
+    assert conditions["tasks"] == 8 and set(conditions["by_level_format"]) <= {
+        f"L{lv}/{f}"
+        for lv in (1, 2)
+        for f in ("question & answer", "multiple choice", "content completion", "true/false")
+    }
+    v = _scigate("bench", "verify", str(release / "bench.jsonl"), "--json")
+    assert v.returncode == 0, v.stdout + v.stderr
+    verdict = json.loads(v.stdout)
+    assert verdict["agrees"] == 8 and verdict["passed"] is True

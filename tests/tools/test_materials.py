@@ -322,3 +322,16 @@ def test_mp_tools_use_catalogue_names():
     for t in material_tools():
         if t.name in catalogue:
             assert catalogue[t.name]["category"] == "Material Tool", t.name
+
+
+def test_a_cached_cif_parse_is_not_shared_between_callers() -> None:
+    """Parsed CIFs are cached; each caller gets its own copy, so one tool mutating its
+    structure cannot change what the next call sees."""
+    from scigate.bench._entities import load_entities
+    from scigate.tools.library.materials_common import load_structure
+
+    cif = load_entities()["crystal"][0].value
+    first = load_structure(cif)
+    n = len(first)
+    first.remove_sites([0])
+    assert len(load_structure(cif)) == n

@@ -18,6 +18,7 @@ from scigate.bench._answer import (
 from scigate.bench._build import BuildConfig, BuildReport, abuild, build
 from scigate.bench._derive import TaskOutcome, default_workers, derive_one, run_tasks, verify_one
 from scigate.bench._files import read_tasks, write_tasks
+from scigate.bench._release import datasheet, release_conditions, write_release
 from scigate.bench._report import build_funnel
 
 __all__ = [
@@ -30,16 +31,19 @@ __all__ = [
     "abuild",
     "build",
     "build_funnel",
+    "datasheet",
     "default_workers",
     "derive_one",
     "execute_task",
     "offline_problem",
     "read_tasks",
+    "release_conditions",
     "run_tasks",
     "same_answer",
     "task_entities",
     "task_format",
     "task_path",
     "verify_one",
+    "write_release",
     "write_tasks",
 ]

@@ -276,3 +276,26 @@ def report_cmd(
             f"{escape(cell)}: {row['accepted']}/{row['attempts']} accepted; rejected at {why}",
             highlight=False,
         )
+
+
+@app.command("release")
+@_bad_input_exits_2
+def release_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database of the bench build."),
+    bench: Path = typer.Option(..., "--bench", help="The JSONL that build wrote."),
+    out: Path = typer.Option(..., "--out", help="Release folder to write."),
+    run: str | None = typer.Option(None, "--run", help="Build run id (default: the latest)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the conditions as JSON."),
+) -> None:
+    """Write a release folder: the JSONL, datasheet.md and conditions.json."""
+    from scigate.bench import write_release
+
+    conditions = write_release(db, bench, out, run)
+    if as_json:
+        _echo_json(conditions)
+        return
+    Console(soft_wrap=True).print(
+        f"released {conditions['tasks']} tasks of run {conditions['run_id']} -> "
+        f"{escape(str(out))} (datasheet.md, conditions.json, {escape(bench.name)})",
+        highlight=False,
+    )

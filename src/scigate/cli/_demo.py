@@ -13,6 +13,18 @@ from rich.console import Console
 from scigate.errors import BadInput
 
 CUE_SCREENS = ["cue/middle", "cue/letter-C", "cue/closest-to-mean"]
+BENCH_TASKS = 8  # levels 1-2, every format twice: small enough to keep the demo fast
+
+
+def _demo_bench(out: Path, seed: int) -> tuple[int, Path, Path]:
+    """Build a small offline benchmark (templates, cue screens) under `out` and its
+    release folder; returns the task count, the JSONL and the release folder."""
+    from scigate.bench import BuildConfig, build, write_release
+
+    config = BuildConfig(n=BENCH_TASKS, levels=[1, 2], screens=CUE_SCREENS, seed=seed)
+    report = build(config, out / "bench.db", out / "bench.jsonl")
+    write_release(out / "bench.db", out / "bench.jsonl", out / "release", report.run_id)
+    return report.accepted, out / "bench.jsonl", out / "release"
 
 
 def demo(
@@ -67,6 +79,7 @@ def demo(
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         shutil.rmtree(out / "report", ignore_errors=True)
+        shutil.rmtree(out / "bench", ignore_errors=True)
     console.print(
         f"[bold]scigate demo[/bold]: {rounds} FEniCSx template candidates, screens: {', '.join(screens)}"
         + (f", solver: {solver}" if solver else " (no tool-enabled solver configured)")
@@ -77,7 +90,14 @@ def demo(
     files = build_report(store, out / "report")
     n = export_jsonl(store, out / "accepted.jsonl")
     store.close()
+    with console.status(f"building a {BENCH_TASKS}-task benchmark with executed answers"):
+        n_bench, bench_file, release = _demo_bench(out / "bench", seed)
     console.print(f"run {run_id}: {funnel.line()}")
     console.print(f"database: {db}   (query it: sqlite3 {db} 'SELECT * FROM v_funnel')")
     console.print(f"accepted items ({n}): {out / 'accepted.jsonl'}")
     console.print(f"[bold green]report: {files.html.resolve()}[/bold green]")
+    console.print(
+        f"benchmark ({n_bench} tasks; check: scigate bench verify {bench_file}): {bench_file}",
+        soft_wrap=True,
+    )
+    console.print(f"benchmark release (datasheet.md, conditions.json): {release}", soft_wrap=True)

@@ -7,6 +7,7 @@ pymatgen is imported inside the helpers (it takes about a second to import).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -88,14 +89,23 @@ def bragg_angle(d: float) -> float:
     return 2 * math.degrees(math.asin(CU_KA / (2 * d)))
 
 
+@functools.lru_cache(maxsize=64)
+def _parse_cif(text: str) -> Any:
+    # pymatgen's CIF parser spends ~0.5 s per call building space-group operations;
+    # benchmark builds and probes parse the same few CIFs many times (callers get a copy)
+    from pymatgen.core import Structure
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Structure.from_str(text, fmt="cif")
+
+
 def load_structure(cif: str) -> Any:
     """A pymatgen Structure from CIF text.
 
     Tools take content, never paths: served over MCP, a path argument would let a remote
     client read the server's files. The CLI reads files for users (`--input @FILE`).
     """
-    from pymatgen.core import Structure
-
     if not isinstance(cif, str) or not cif.strip():
         raise ToolInputError("could not parse CIF: the input is empty")
     text = cif
@@ -108,9 +118,7 @@ def load_structure(cif: str) -> Any:
     if len(text) > MAX_CIF_CHARS:
         raise ToolInputError("could not parse CIF: the text is larger than 2 MB")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            structure = Structure.from_str(text, fmt="cif")
+        structure = _parse_cif(text).copy()
     except Exception as exc:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ToolInputError(f"could not parse CIF: {message}") from exc
