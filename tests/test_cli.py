@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from _cli import run_main as _main
+
 
 def _scigate(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -86,28 +88,6 @@ def test_an_unreachable_model_is_one_line_not_a_traceback(tmp_path) -> None:
 
 
 # -- the bad-input contract at the CLI boundary (scigate.cli._validate) -------------------
-
-
-def _main(*argv: str) -> tuple[int, str, str]:
-    """Run the entry point in-process; return (exit status, stdout, stderr)."""
-    import contextlib
-    import io
-    import signal
-
-    from scigate.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = signal.getsignal(signal.SIGTERM)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(list(argv))
-                code = 0
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        signal.signal(signal.SIGTERM, saved)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize(

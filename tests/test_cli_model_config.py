@@ -9,27 +9,7 @@ from pathlib import Path
 
 import pytest
 
-
-def _main(*argv: str) -> tuple[int, str, str]:
-    """Run the entry point in-process; return (exit status, stdout, stderr)."""
-    import contextlib
-    import io
-    import signal
-
-    from scigate.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = signal.getsignal(signal.SIGTERM)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(list(argv))
-                code = 0
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        signal.signal(signal.SIGTERM, saved)
-    return code, out.getvalue(), err.getvalue()
+from _cli import run_main as _main
 
 
 def _candidate(directory: Path) -> Path:

@@ -5,14 +5,13 @@ and finds the key, so the first cannot pass vacuously."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import signal
 import sqlite3
 from pathlib import Path
 
 import pytest
+
+from _cli import run_main
 
 from .conftest import model_spec
 
@@ -21,20 +20,8 @@ SECRET = "sk-proj-Zq8xVt3LmN0pRw7sKd2YhF5gJc9BnE4aUo1iXe6TfQyHzWvM"
 
 def _main(*argv: str) -> tuple[int, str]:
     """Run the command line in-process; (exit status, stdout + stderr)."""
-    from scigate.cli import main
-
-    out = io.StringIO()
-    saved = signal.getsignal(signal.SIGTERM)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            try:
-                main(list(argv))
-                code = 0
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        signal.signal(signal.SIGTERM, saved)
-    return code, out.getvalue()
+    code, out, err = run_main(*argv)
+    return code, out + err
 
 
 def _everything(tmp_path: Path) -> tuple[str, dict[str, str]]:
