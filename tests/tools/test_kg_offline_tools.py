@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("rdkit")
 
 from scigate.tools import get_tool, load_library
+from scigate.tools.library.chemistry_coords import WATER_SDF
 
 load_library()
 
@@ -143,20 +144,6 @@ def test_small_molecule_similarity_is_the_fingerprint_similarity_tool() -> None:
 
 
 # ------------------------------------------------------------------ coordinates and SD files
-
-# water, coordinates written by hand (O at the origin)
-WATER_SDF = """water
-  hand
-
-  3  2  0  0  0  0  0  0  0  0999 V2000
-    0.0000    0.0000    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0
-    0.9572    0.0000    0.0000 H   0  0  0  0  0  0  0  0  0  0  0  0
-   -0.2400    0.9266    0.0000 H   0  0  0  0  0  0  0  0  0  0  0  0
-  1  2  1  0
-  1  3  1  0
-M  END
-$$$$
-"""
 
 
 def _sdf(*smiles: str) -> str:
