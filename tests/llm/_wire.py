@@ -21,8 +21,9 @@ Anthropic (``POST .../v1/messages``; error ``{"type": "error", "error": {type, m
   and a ``tool_result`` answers a ``tool_use`` of the immediately preceding message.
 No limit on the number of tools is documented for Anthropic, so none is enforced.
 
-Every ``throttle_every``-th request is answered 429 with ``retry-after`` headers (OpenAI
-``rate_limit_exceeded``, Anthropic ``rate_limit_error``). Replies come from scripted
+Every ``throttle_every``-th request (every request with ``retry_after``) is answered 429
+with ``retry-after`` headers (OpenAI ``rate_limit_exceeded``, Anthropic
+``rate_limit_error``). Replies come from scripted
 policies (``python/`` model callables) chosen by the URL: ``/s/NAME/...`` runs
 ``scripts[NAME]`` on the request, converted to OpenAI chat messages.
 """
@@ -270,9 +271,16 @@ def anthropic_reply(body: dict[str, Any], out: Any) -> dict[str, Any]:
 class WireServer:
     """Both wire formats on one loopback port; counts requests, rejections and 429s."""
 
-    def __init__(self, scripts: dict[str, Script], *, throttle_every: int = 0) -> None:
+    def __init__(
+        self,
+        scripts: dict[str, Script],
+        *,
+        throttle_every: int = 0,
+        retry_after: str | None = None,
+    ) -> None:
         self.scripts = scripts
         self.throttle_every = throttle_every
+        self.retry_after = retry_after  # set: every request is answered 429 with it
         self.requests = 0
         self.throttled = 0
         self.rejected: list[str] = []
@@ -301,11 +309,17 @@ class WireServer:
                 with outer.lock:
                     outer.requests += 1
                     outer.bodies.append(body)
-                    throttle = outer.throttle_every and outer.requests % outer.throttle_every == 0
+                    throttle = outer.retry_after is not None or (
+                        outer.throttle_every and outer.requests % outer.throttle_every == 0
+                    )
                     if throttle:
                         outer.throttled += 1
                 if throttle:
-                    headers = {"retry-after": "0", "retry-after-ms": "5"}
+                    headers = (
+                        {"retry-after": outer.retry_after}
+                        if outer.retry_after is not None
+                        else {"retry-after": "0", "retry-after-ms": "5"}
+                    )
                     if anthropic:
                         error = {"type": "rate_limit_error", "message": "Rate limited."}
                         payload: dict = {"type": "error", "error": error}

@@ -1,18 +1,14 @@
-"""The model layer against a loopback server enforcing OpenAI's documented request rules.
-
-The server answers like Chat Completions, and rejects (400, OpenAI's error shape) what the
-API reference forbids for reasoning models: temperature/top_p, max_tokens, more than 128
-function tools, tool names outside ^[a-zA-Z0-9_-]{1,64}$. Requests go through the official
-SDK; the test fails if any request is rejected.
+"""The model layer against the loopback server of `_wire.py`, which enforces OpenAI's
+documented request rules (reasoning models refuse temperature/top_p and max_tokens; at
+most 128 function tools; tool names match ^[a-zA-Z0-9_-]{1,64}$) with OpenAI's error
+shape. Requests go through the official SDK; a test fails if any request is rejected.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import threading
+import importlib.util
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -20,8 +16,14 @@ from scigate.errors import BadInput
 from scigate.llm import ModelCallRecord, ModelError, get_model
 from scigate.llm._capabilities import capabilities
 
+_spec = importlib.util.spec_from_file_location(
+    "wire_conformance", Path(__file__).with_name("_wire.py")
+)
+_wire = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wire)
+WireServer = _wire.WireServer
+
 USER = [{"role": "user", "content": "2+2?"}]
-NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def _tool(i: int) -> dict:
@@ -31,116 +33,20 @@ def _tool(i: int) -> dict:
     }
 
 
-def _violation(body: dict) -> tuple[str, str | None] | None:
-    if body["model"].startswith(("gpt-5", "o")):
-        for key in ("temperature", "top_p"):
-            if key in body:
-                return (
-                    f"Unsupported value: '{key}' does not support {body[key]} with this model. "
-                    "Only the default (1) value is supported.",
-                    key,
-                )
-        if "max_tokens" in body:
-            return (
-                "Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens'.",
-                "max_tokens",
-            )
-    tools = body.get("tools") or []
-    if len(tools) > 128:
-        return (
-            f"Invalid 'tools': array too long. Expected at most 128, got {len(tools)}.",
-            "tools",
-        )
-    for t in tools:
-        if not NAME.match(t["function"]["name"]):
-            return ("Invalid 'tools[0].function.name': string does not match pattern.", "tools")
-    return None
+def _four(messages, tools=None):
+    return "4"
 
 
-class Server:
-    def __init__(self, retry_after: str | None = None) -> None:
-        self.rejected: list[str] = []
-        self.bodies: list[dict] = []
-        self.retry_after = retry_after
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
-            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-                outer.bodies.append(body)
-                if outer.retry_after is not None:
-                    self._send(
-                        429,
-                        {
-                            "error": {
-                                "message": "Rate limit reached",
-                                "type": "requests",
-                                "param": None,
-                                "code": "rate_limit_exceeded",
-                            }
-                        },
-                        {"retry-after": outer.retry_after},
-                    )
-                    return
-                bad = _violation(body)
-                if bad:
-                    outer.rejected.append(bad[0])
-                    self._send(
-                        400,
-                        {
-                            "error": {
-                                "message": bad[0],
-                                "type": "invalid_request_error",
-                                "param": bad[1],
-                                "code": "unsupported_value",
-                            }
-                        },
-                    )
-                    return
-                self._send(
-                    200,
-                    {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "created": 1,
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": "4"},
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
-                    },
-                )
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _server(**kwargs):
+    server = WireServer({"four": _four}, **kwargs)
+    server.url = server.openai_url("four")
+    return server
 
 
 @pytest.fixture
 def server(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    s = Server()
+    s = _server()
     yield s
     s.close()
 
@@ -193,7 +99,7 @@ def test_spec_overrides_capabilities():
 
 async def test_retry_after_beyond_the_timeout_fails_at_once(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    s = Server(retry_after="3600")
+    s = _server(retry_after="3600")
     try:
         model = get_model(f"openai/gpt-5.4-mini?base_url={s.url}&timeout=2&retry_wait_max=3600")
         start = time.perf_counter()
