@@ -482,11 +482,6 @@ def eval_cmd(
     if resume and out is None:
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
-    if executor != "local" and method == "evo":
-        raise BadInput(
-            "--executor ray runs the baseline methods; evo's tasks learn from each other "
-            "in order and run in this process"
-        )
     check_executor(executor, ray_address)
     vectors = _embedder(embedder)
     config = EvalConfig(
@@ -613,6 +608,7 @@ def eval_cmd(
                     config,
                     judge=judge_model,
                     embedder=vectors,
+                    executor=workers,
                 )
             )
         status = "finished"
