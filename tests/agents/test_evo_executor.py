@@ -46,6 +46,19 @@ def _chains(trajs):
     return [[(s.tool, s.arguments, s.outputs, s.ok) for s in t.steps] for t in trajs]
 
 
+def _counted(tools, made: list[str]):
+    """`tools` whose light tools append their name to `made` on every call."""
+
+    def wrap(t: Tool) -> Tool:
+        def fn(**kwargs):
+            made.append(t.name)
+            return t.fn(**kwargs)
+
+        return Tool(fn, t.spec, t._args_model)
+
+    return {n: t if t.spec.heavy else wrap(t) for n, t in tools.items()}
+
+
 class _Counting(LocalExecutor):
     """Counts what is shared and the jobs run."""
 
@@ -86,8 +99,9 @@ async def test_evo_on_an_executor_equals_evo_in_process_and_every_tool_call_is_a
 ):
     local, local_trajs = await _evo(tools, embedder, tmp_path, "here", runs=2, train=True)
     executor = _Counting()
+    made: list[str] = []
     spread, spread_trajs = await _evo(
-        tools, embedder, tmp_path, "there", executor, runs=2, train=True
+        _counted(tools, made), embedder, tmp_path, "there", executor, runs=2, train=True
     )
     assert _stable(spread.rows) == _stable(local.rows)
     assert _chains(spread_trajs) == _chains(local_trajs)
@@ -97,6 +111,7 @@ async def test_evo_on_an_executor_equals_evo_in_process_and_every_tool_call_is_a
     assert ran["name"] == "local" and ran["workers"] == 2 and ran["jobs"] == "tool calls"
     # accumulation's rollouts call tools too: the jobs include those of the test tasks
     assert ran["tool_jobs"] == executor.attempts >= calls > 0
+    assert len(made) == executor.attempts  # no call (accumulation's included) ran elsewhere
     assert ran["tool_jobs_failed"] == 0 and ran["tool_calls_local"] == 0
     assert executor.shares == 1  # the tools travel once for the whole evaluation
     assert local.config["executor"] == {"name": "local", "workers": 1}
