@@ -120,6 +120,24 @@ async def test_evo_on_an_executor_equals_evo_in_process_and_every_tool_call_is_a
     assert f"{ran['tool_jobs']} tool calls as jobs, 0 failed, 0 run in the driver" in report
 
 
+async def test_resuming_evo_on_an_executor_runs_nothing_twice(tools, embedder, tmp_path):
+    tasks = load_bench(_write(tmp_path / "b.jsonl", BENCH[:2]))
+    config = EvalConfig(method="evo", known_ratio=1.0)
+    model, out = get_model(spec("policy")), tmp_path / "out"
+    first = await evaluate(
+        model, tasks, tools, config, embedder=embedder, executor=_Counting(), out=out
+    )
+    ran: list = []
+    again = await evaluate(
+        model, tasks, tools, config, embedder=embedder, executor=_Counting(), out=out,
+        resume=True, on_task=lambda row, traj: ran.append(row),
+    )  # fmt: skip
+    assert first.config["executor"]["tool_jobs"] > 0
+    assert ran == [] and again.config["executor"]["tool_jobs"] == 0
+    assert _stable(again.rows) == _stable(first.rows)
+    assert len((out / "rows.jsonl").read_text().splitlines()) == 2
+
+
 class _LosesToolJobs(LocalExecutor):
     """Every attempt of every job fails as a lost worker would."""
 

@@ -457,7 +457,9 @@ def eval_cmd(
 ) -> None:
     """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
     unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
-    status 1 when more than half of the tasks ended in an error."""
+    status 1 when more than half of the tasks ended in an error. With --executor ray a
+    baseline's tasks run on the workers; evo's loop and memory stay here and its tool
+    calls run on the workers."""
     check_method(method)
     _ratio(known_ratio)
     if runs < 1:
