@@ -105,5 +105,5 @@ def test_cli_rejects_executor_misuse(tmp_path):
         app(args=[*base, "--method", "cot", "--ray-address", "auto"], standalone_mode=False)
     with pytest.raises(BadInput, match="unknown executor 'dask'"):
         app(args=[*base, "--method", "cot", "--executor", "dask"], standalone_mode=False)
-    with pytest.raises(BadInput, match="evo's tasks learn from each other"):
-        app(args=[*base, "--method", "evo", "--executor", "ray"], standalone_mode=False)
+    with pytest.raises(BadInput, match="unknown executor 'dask'"):
+        app(args=[*base, "--method", "evo", "--executor", "dask"], standalone_mode=False)

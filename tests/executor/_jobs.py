@@ -86,3 +86,19 @@ def peak(directory: Path) -> int:
 
 def pid() -> int:
     return os.getpid()
+
+
+def recording_tools(tools: dict, log: str) -> dict:
+    """`tools` with each light tool appending the pid of the process that runs it to `log`
+    (same outputs; heavy tools, whose bodies a worker process looks up by name, as they are)."""
+    from scigate.tools import Tool
+
+    def wrap(t: Tool) -> Tool:
+        def fn(**kwargs):
+            with open(log, "a") as f:
+                f.write(f"{os.getpid()}\n")
+            return t.fn(**kwargs)
+
+        return Tool(fn, t.spec, t._args_model)
+
+    return {n: t if t.spec.heavy else wrap(t) for n, t in tools.items()}

@@ -28,7 +28,9 @@ from scigate.agents._context import AgentContext, ModelLike
 from scigate.agents._eval import EvalConfig, _judge_for_training, alias_table, evaluate
 from scigate.agents._evo import EvoAgent
 from scigate.agents._records import Task
+from scigate.agents._toolrun import ExecutorToolRunner
 from scigate.errors import BadInput
+from scigate.executor import Executor
 from scigate.tools import Embedder, Tool
 
 PROGRESS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -71,8 +73,11 @@ async def accumulation_checkpoints(
     judge: ModelLike | None = None,
     embedder: Embedder | None = None,
     progress: tuple[float, ...] = PROGRESS,
+    executor: Executor | None = None,
 ) -> list[dict[str, Any]]:
-    """Table A2: memory and test-set statistics after each share of the accumulation set."""
+    """Table A2: memory and test-set statistics after each share of the accumulation set.
+    With `executor`, the tool calls of accumulation and of every test pass are its jobs
+    (the agent loop and the memory stay here, as in `evaluate`)."""
     if config.method != "evo":
         raise BadInput("accumulation checkpoints need --method evo")
     if not train:
@@ -95,6 +100,7 @@ async def accumulation_checkpoints(
                 space=agent.space,
                 temperature=config.temperature,
                 max_tools=config.max_tools,
+                tool_runner=None if executor is None else ExecutorToolRunner(executor, tools),
             )
             done = 0
             for share in progress:
@@ -118,7 +124,13 @@ async def accumulation_checkpoints(
                     max_tools=config.max_tools,
                 )
                 result = await evaluate(
-                    model, tasks, tools, test_config, judge=judge, embedder=embedder
+                    model,
+                    tasks,
+                    tools,
+                    test_config,
+                    judge=judge,
+                    embedder=embedder,
+                    executor=executor,
                 )
                 out.append(
                     {

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from scigate.agents._parse import extract_json
 from scigate.agents._prompts import SYSTEM
 from scigate.agents._records import Usage
+from scigate.agents._toolrun import ToolRunner
 from scigate.agents._toolspace import ToolSpace
 from scigate.llm._types import ModelOutput
 
@@ -56,6 +57,8 @@ class AgentContext:
     # appended to the system prompt: an exploration variant's instruction when the model
     # accepts no temperature (see `fork`)
     variant: str | None = None
+    # where tool calls run; None: threads of this process (see `_toolrun`)
+    tool_runner: ToolRunner | None = None
 
     def tool_limit(self) -> int:
         """How many library tools one request may offer, leaving room for `search_tools`."""
@@ -82,6 +85,7 @@ class AgentContext:
             reranker=self.reranker,
             reranker_usage=self.reranker_usage,  # one account for the reranker's calls
             variant=self.variant,
+            tool_runner=self.tool_runner,
         )
         caps = getattr(self.model, "capabilities", None)
         if temperature is not None and caps is not None and not caps.accepts_temperature:

@@ -25,6 +25,7 @@ from scigate.agents._parse import final_answer
 from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
 from scigate.agents._scoring import answer_match, canonical_names, parse_judge_reply, tool_scores
+from scigate.agents._toolrun import ExecutorToolRunner
 from scigate.agents._toolspace import ToolSpace
 from scigate.errors import BadInput
 from scigate.executor import Executor
@@ -419,7 +420,8 @@ async def evaluate(
     `resume` continues the evaluation there: only (run, index) pairs without a row run.
     `on_start(total, resumed_rows)` is called before the first task. With `executor`,
     the tasks of a baseline method run as its jobs (on Ray workers, say) while rows are
-    still appended here; Evo's runs, whose tasks learn in order, stay in this process."""
+    still appended here; Evo's runs, whose tasks learn in order from one memory, stay in
+    this process and only their tool calls run as the executor's jobs."""
     check_method(config.method)
     if config.concurrency < 1:
         raise BadInput(f"--concurrency must be at least 1, got {config.concurrency}")
@@ -441,9 +443,11 @@ async def evaluate(
     log = EvalDir(out, manifest, resume=resume) if out is not None else None
     # Not in the manifest: a run may be resumed on another executor.
     ran_on = {"name": "local", "workers": config.concurrency}
-    if executor is not None and config.method != "evo":
+    runner = None
+    if executor is not None:
         ran_on = executor.describe()
-    cfg = {**cfg, "executor": ran_on}
+        if config.method == "evo":  # the agent loop stays here; its tool calls are jobs
+            runner = ExecutorToolRunner(executor, tools)
     rows: list[dict[str, Any]] = list(log.rows) if log else []
     accumulation: list[dict[str, Any]] = list(log.accumulation) if log else []
     done = {(r["run"], r["index"]) for r in rows}
@@ -460,6 +464,7 @@ async def evaluate(
             temperature=config.temperature,
             max_tools=config.max_tools,
             reranker=reranker,
+            tool_runner=runner,
         )
 
     async def one(run: int, index: int, task: Task, space: ToolSpace, agent: EvoAgent | None):
@@ -560,15 +565,33 @@ async def evaluate(
         tmp.cleanup()
         if log is not None:
             log.close()
+    if runner is not None:
+        ran_on = {**ran_on, "jobs": "tool calls", **runner.describe()}
     rows.sort(key=lambda r: (r["run"], r["index"]))
     accumulation.sort(key=lambda a: (a["run"], "memory" in a))
     return EvalResult(
-        config=cfg, rows=rows, summary=summarize_rows(rows, config.runs), accumulation=accumulation
+        config={**cfg, "executor": ran_on},
+        rows=rows,
+        summary=summarize_rows(rows, config.runs),
+        accumulation=accumulation,
     )
 
 
 def _pm(block: dict[str, float]) -> str:
     return f"{block['mean']:.2f} ± {block['std']:.2f}"
+
+
+def _ran_on(ex: dict[str, Any]) -> str:
+    text = f", executor {ex['name']} ({ex['workers']} workers"
+    if ex.get("nodes"):
+        text += f" on {ex['nodes']} node(s)"
+    if ex.get("jobs") == "tool calls":
+        text += (
+            f"; agent loop and memory in the driver, {ex.get('tool_jobs', 0)} tool calls "
+            f"as jobs, {ex.get('tool_jobs_failed', 0)} failed, "
+            f"{ex.get('tool_calls_local', 0)} run in the driver"
+        )
+    return text + ")"
 
 
 def render_markdown(result: EvalResult) -> str:
@@ -580,11 +603,7 @@ def render_markdown(result: EvalResult) -> str:
         "",
         f"{c['tasks']} tasks × {c['runs']} run(s), known ratio {c['known_ratio']}, split seed {c['split_seed']}"
         + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else "")
-        + (
-            f", executor {c['executor']['name']} ({c['executor']['workers']} workers)"
-            if c.get("executor")
-            else ""
-        ),
+        + (_ran_on(c["executor"]) if c.get("executor") else ""),
         "",
         "Answer counts unjudged answers and errors as not correct; Answer (decided) is the "
         "accuracy over the answers the rules or the judge decided.",

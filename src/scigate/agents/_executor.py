@@ -8,7 +8,6 @@ The summarizer answers the question from the tool results.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any
@@ -17,6 +16,7 @@ from scigate.agents._context import AgentContext
 from scigate.agents._parse import final_answer
 from scigate.agents._prompts import ARGUMENTS, SUMMARY
 from scigate.agents._records import Task, ToolStep, Trajectory
+from scigate.agents._toolrun import LOCAL
 
 MAX_RETRIES = 2
 _VALUE_CHARS = 1500
@@ -103,7 +103,7 @@ async def run_step(
                 attempt=attempt + 1,
             )
         else:
-            results = await asyncio.gather(*(asyncio.to_thread(tool.call, c) for c in calls))
+            results = await (ctx.tool_runner or LOCAL).run(tool, calls)
             errors = [r.error for r in results if not r.ok]
             step.arguments = calls
             step.outputs = [r.value if r.ok else {"error": r.error} for r in results]

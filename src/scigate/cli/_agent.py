@@ -457,7 +457,9 @@ def eval_cmd(
 ) -> None:
     """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
     unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
-    status 1 when more than half of the tasks ended in an error."""
+    status 1 when more than half of the tasks ended in an error. With --executor ray a
+    baseline's tasks run on the workers; evo's loop and memory stay here and its tool
+    calls run on the workers."""
     check_method(method)
     _ratio(known_ratio)
     if runs < 1:
@@ -482,11 +484,6 @@ def eval_cmd(
     if resume and out is None:
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
-    if executor != "local" and method == "evo":
-        raise BadInput(
-            "--executor ray runs the baseline methods; evo's tasks learn from each other "
-            "in order and run in this process"
-        )
     check_executor(executor, ray_address)
     vectors = _embedder(embedder)
     config = EvalConfig(
@@ -613,6 +610,7 @@ def eval_cmd(
                     config,
                     judge=judge_model,
                     embedder=vectors,
+                    executor=workers,
                 )
             )
         status = "finished"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from scigate.tools._bounded import limit_override
+from scigate.tools._bounded import effective_time_limit, limit_override
 from scigate.tools._chain import ChainResult, ChainStep, pipe_value, run_chain
 from scigate.tools._coverage import coverage, read_catalogue
 from scigate.tools._library import get_tool, list_tools, load_library
@@ -121,6 +121,7 @@ __all__ = [
     "canonical_type",
     "check_value",
     "coverage",
+    "effective_time_limit",
     "find_entities",
     "format_value",
     "get_tool",
