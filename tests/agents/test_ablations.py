@@ -202,3 +202,42 @@ def test_eval_cli_reports_checkpoints(tools, tmp_path, capsys):
     )
     evo = json.loads(capsys.readouterr().out)["config"]["evo"]
     assert (evo["gate"], evo["retrieval"], evo["decompose"]) == ("fixed-threshold", "rewrite", True)
+    with pytest.raises(BadInput, match="fixed-threshold only"):
+        app(args=[*args, "--gate-threshold", "0.7"], standalone_mode=False)
+    with pytest.raises(BadInput, match=r"\[0, 1\]"):
+        app(
+            args=[*args, "--gate", "fixed-threshold", "--gate-threshold", "1.5"],
+            standalone_mode=False,
+        )
+    app(
+        args=[
+            *args,
+            "--gate",
+            "fixed-threshold",
+            "--gate-threshold",
+            "0.7",
+            "--gate-seed",
+            "5",
+            "--json",
+        ],
+        standalone_mode=False,
+    )
+    evo = json.loads(capsys.readouterr().out)["config"]["evo"]
+    assert (evo["gate_threshold"], evo["gate_seed"]) == (0.7, 5)
+
+
+async def test_each_run_gets_its_own_gate_seed(tools, embedder, tmp_path, monkeypatch):
+    from scigate.agents import evaluate
+
+    seeds: list[int] = []
+    opened = EvoAgent.open.__func__
+
+    def spy(cls, *args, **kwargs):
+        seeds.append(kwargs["config"].gate_seed)
+        return opened(cls, *args, **kwargs)
+
+    monkeypatch.setattr(EvoAgent, "open", classmethod(spy))
+    task = Task(question=QUESTION, parameter="CCO")
+    config = EvalConfig(method="evo", runs=3, evo=EvoConfig(gate_seed=7))
+    await evaluate(get_model(spec("policy")), [task], tools, config, embedder=embedder)
+    assert sorted(seeds) == [7, 8, 9]

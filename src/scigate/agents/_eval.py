@@ -8,7 +8,7 @@ import json
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -504,7 +504,8 @@ async def evaluate(
             tools,
             known_ratio=config.known_ratio,
             split_seed=config.split_seed,
-            config=config.evo,
+            # each run its own gate tie-breaking stream, so --runs measures that spread too
+            config=replace(config.evo, gate_seed=config.evo.gate_seed + run),
             embedder=embedder,
         )
         try:

@@ -221,9 +221,15 @@ def _evo_config(
     temperature: float,
     retrieval: str = "active",
     decompose: bool = False,
+    gate_threshold: float | None = None,
+    gate_seed: int = 0,
 ) -> EvoConfig:
     if gate not in GATES:
         raise BadInput(f"--gate must be one of {', '.join(GATES)}, got {gate!r}")
+    if gate_threshold is not None and gate != "fixed-threshold":
+        raise BadInput("--gate-threshold applies to --gate fixed-threshold only")
+    if gate_threshold is not None and not 0.0 <= gate_threshold <= 1.0:
+        raise BadInput(f"--gate-threshold must lie in [0, 1], got {gate_threshold}")
     if retrieval not in RETRIEVALS:
         raise BadInput(f"--retrieval must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
     return EvoConfig(
@@ -236,8 +242,10 @@ def _evo_config(
         active_requests=not no_active_requests,
         rerank=not no_rerank,
         gate=gate,
+        gate_seed=gate_seed,
         routing=not no_routing,
         temperature=temperature,
+        **({"gate_threshold": gate_threshold} if gate_threshold is not None else {}),
     )
 
 
@@ -421,6 +429,21 @@ def eval_cmd(
     no_active_requests: Annotated[bool, typer.Option("--no-active-requests")] = False,
     no_rerank: Annotated[bool, typer.Option("--no-rerank")] = False,
     gate: Annotated[str, typer.Option("--gate", help=GATE_HELP)] = "linucb",
+    gate_threshold: Annotated[
+        float | None,
+        typer.Option(
+            "--gate-threshold",
+            help="--gate fixed-threshold: exploit when the top-1 feasibility f reaches this "
+            "(default 0.5).",
+        ),
+    ] = None,
+    gate_seed: Annotated[
+        int,
+        typer.Option(
+            "--gate-seed",
+            help="Seed of the gate's tie-breaking generator; run r of --runs uses seed + r.",
+        ),
+    ] = 0,
     retrieval: Annotated[str, typer.Option("--retrieval", help=RETRIEVAL_HELP)] = "active",
     decompose: Annotated[bool, typer.Option("--decompose", help=DECOMPOSE_HELP)] = False,
     checkpoints: Annotated[
@@ -478,6 +501,8 @@ def eval_cmd(
         temperature,
         retrieval,
         decompose,
+        gate_threshold,
+        gate_seed,
     )
     if checkpoints and (method != "evo" or train_tasks is None):
         raise BadInput("--checkpoints needs --method evo and an accumulation set (--train)")
