@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from scigate.executor import Executor, Job, LocalExecutor
-from scigate.gate import executor_verifier
+from scigate.gate import ExecutorWorkers
 from scigate.gate._loop import LoopConfig, run_loop
 from scigate.store import Store
 
@@ -42,9 +42,9 @@ def gate_run(candidates: int, executor: Executor | None) -> tuple[float, dict]:
     )
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "run.db")
-        verifier = executor_verifier(executor) if executor else None
+        workers = ExecutorWorkers(executor) if executor else None
         start = time.perf_counter()
-        _, funnel = asyncio.run(run_loop(cfg, store, verifier=verifier))
+        _, funnel = asyncio.run(run_loop(cfg, store, workers=workers))
         seconds = time.perf_counter() - start
         store.close()
     return seconds, funnel.model_dump()
