@@ -133,3 +133,45 @@ def test_resume_on_another_executor_records_both_and_the_report_shows_each(tmp_p
     assert "started: local (1 workers, 1 node)" in html
     assert "resumed: local (3 workers, 1 node)" in html
     assert "ran on local (1 workers, 1 node); then local (3 workers, 1 node)" in html
+
+
+def test_verification_job_that_keeps_failing_is_a_round_error_not_a_fail(tmp_path):
+    run_id, store = _run(tmp_path / "v.db", _config(), ExecutorWorkers(_LosesStage("verify")))
+    try:
+        assert store.gate_results(run_id=run_id) == []
+        [attempt] = store.attempts(run_id)
+        assert attempt["status"] == "error"
+        assert "verification on the local executor failed after 2 attempts: " in attempt["reason"]
+        assert "ConnectionError: node of verify:" in attempt["reason"]
+    finally:
+        store.close()
+
+
+class _Captures(LocalExecutor):
+    """Records each job instead of running it."""
+
+    def __init__(self) -> None:
+        super().__init__(1, retries=0)
+        self.jobs: list[Job] = []
+
+    async def _attempt(self, job: Job):
+        self.jobs.append(job)
+        return None, "worker"
+
+
+@pytest.mark.parametrize("opted_out", [False, True])
+def test_solver_command_isolation_is_the_drivers_choice(monkeypatch, opted_out):
+    """A worker's environment does not decide whether a --solver-cmd runs unsandboxed."""
+    from scigate.gate import Candidate
+
+    if opted_out:
+        monkeypatch.setenv("SCIGATE_SOLVER_CMD_UNSANDBOXED", "1")
+    else:
+        monkeypatch.delenv("SCIGATE_SOLVER_CMD_UNSANDBOXED", raising=False)
+    executor = _Captures()
+    cand = Candidate(question="q?", options={k: k for k in "ABCD"}, answer="A", solution="")
+    asyncio.run(
+        ExecutorWorkers(executor).solve_command(cand, "true", time_limit=5, domain="fenicsx")
+    )
+    [job] = executor.jobs
+    assert job.kwargs["unsandboxed"] is opted_out

@@ -30,7 +30,8 @@ def picks_largest(messages, tools=None, **settings):
 def main() -> None:
     """As a --solver-cmd: `python solvers.py WORKSPACE` writes the largest option's letter."""
     workspace = sys.argv[1]
-    options = json.load(open(f"{workspace}/options.json"))
+    with open(f"{workspace}/options.json") as f:
+        options = json.load(f)
 
     def number(text: str) -> float:
         m = re.search(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", text)
