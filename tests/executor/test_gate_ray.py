@@ -127,5 +127,5 @@ def test_cli_resume_on_ray_records_and_reports_each_executor(ray_executor, tmp_p
     code, out, err = run_main("gate", "report", "--db", str(db), "--out", str(tmp_path / "rep"))
     assert code == 0, err
     html = (tmp_path / "rep" / "report.html").read_text()
-    assert "started: local (1 workers, 1 node)" in html
+    assert "started: local (1 worker, 1 node)" in html
     assert "resumed: ray (2 workers, 1 node)" in html

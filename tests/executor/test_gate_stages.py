@@ -130,9 +130,9 @@ def test_resume_on_another_executor_records_both_and_the_report_shows_each(tmp_p
         html = build_report(store, tmp_path / "report").html.read_text()
     finally:
         store.close()
-    assert "started: local (1 workers, 1 node)" in html
+    assert "started: local (1 worker, 1 node)" in html
     assert "resumed: local (3 workers, 1 node)" in html
-    assert "ran on local (1 workers, 1 node); then local (3 workers, 1 node)" in html
+    assert "ran on local (1 worker, 1 node), local (3 workers, 1 node)" in html
 
 
 def test_verification_job_that_keeps_failing_is_a_round_error_not_a_fail(tmp_path):

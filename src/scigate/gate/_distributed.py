@@ -58,7 +58,8 @@ class ExecutorWorkers(GateWorkers):
         self._slots: asyncio.Semaphore | None = None
 
     def describe(self, fem_workers: int) -> dict[str, Any]:
-        return {"nodes": 1, **self.executor.describe()}
+        ran_on = self.executor.describe()
+        return {**ran_on, "nodes": ran_on.get("nodes", 1)}
 
     def slots(self, fem: asyncio.Semaphore) -> asyncio.Semaphore:
         # The executor's workers bound the sandbox runs, not the driver's cores.

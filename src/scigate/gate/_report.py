@@ -18,7 +18,7 @@ from scigate.errors import BadInput
 from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.gate._files import write_text_atomic
-from scigate.gate._workers import executor_text, executors_text
+from scigate.gate._workers import distinct_executors, executor_text
 from scigate.store import CandidateRecord
 
 #: Screen replies are cut to this many characters in the report (the database keeps them whole).
@@ -235,7 +235,7 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         summary=summary,
         version=__version__,
         executor_text=executor_text,
-        executors_text=executors_text,
+        ran_on=distinct_executors([e for r in runs for e in r.get("executors", [])]),
     )
 
 

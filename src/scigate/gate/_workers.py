@@ -79,9 +79,9 @@ class GateWorkers:
 
 def executor_text(ran_on: dict[str, Any]) -> str:
     """`ray (4 workers, 2 nodes)` for one `executor` event's data."""
-    nodes = ran_on.get("nodes", 1)
+    workers, nodes = ran_on.get("workers"), ran_on.get("nodes", 1)
     return (
-        f"{ran_on.get('name')} ({ran_on.get('workers')} workers, "
+        f"{ran_on.get('name')} ({workers} worker{'' if workers == 1 else 's'}, "
         f"{nodes} node{'' if nodes == 1 else 's'})"
     )
 
@@ -95,3 +95,8 @@ def executors_text(executors: list[dict[str, Any]]) -> str:
         if not shown or shown[-1] != text:
             shown.append(text)
     return "; then ".join(shown) or "not recorded"
+
+
+def distinct_executors(executors: list[dict[str, Any]]) -> list[str]:
+    """The different executors among `executors`, in order of first use."""
+    return list(dict.fromkeys(executor_text(e) for e in executors))
