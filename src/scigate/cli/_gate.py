@@ -206,7 +206,10 @@ def run_cmd(
         4, "--concurrency", help="Rounds in flight at once (model calls overlap)."
     ),
     fem_workers: int = typer.Option(
-        0, "--fem-workers", help="Concurrent FEniCSx runs (0: one per core)."
+        0,
+        "--fem-workers",
+        help="Concurrent FEniCSx runs (0: one per core); with --executor ray only template "
+        "generation (the cluster's CPUs bound the sandboxed stages).",
     ),
     verify_timeout: float = typer.Option(
         300.0, "--verify-timeout", help="Limit of one solution run (s)."
