@@ -55,7 +55,6 @@ class ExecutorWorkers(GateWorkers):
 
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
-        self._slots: asyncio.Semaphore | None = None
 
     def describe(self, fem_workers: int) -> dict[str, Any]:
         ran_on = self.executor.describe()
@@ -63,11 +62,11 @@ class ExecutorWorkers(GateWorkers):
 
     def slots(self, fem: asyncio.Semaphore) -> asyncio.Semaphore:
         # The executor's workers bound the sandbox runs, not the driver's cores.
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(max(1, self.executor.workers))
-        return self._slots
+        return asyncio.Semaphore(max(1, self.executor.workers))
 
-    async def _run(self, stage: str, cand: Candidate, fn: Any, *args: Any, **kwargs: Any):
+    async def _run(
+        self, stage: str, cand: Candidate, fn: Any, *args: Any, **kwargs: Any
+    ) -> JobResult:
         return await self.executor.run(
             Job(id=f"{stage}:{cand.id}", fn=fn, args=(cand, *args), kwargs=kwargs)
         )
