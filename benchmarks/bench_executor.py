@@ -1,7 +1,8 @@
 """What going distributed costs: a template gate run, local executor vs Ray workers.
 
-Runs the same template gate run (FEniCSx templates, --seed 0, one cue screen) on N
-candidates with verification in this process (the local executor, the baseline) and on
+Runs the same template gate run (FEniCSx templates, --seed 0, one cue screen, and with
+--solver-cmd a tool gate) on N candidates with its sandboxed stages (verification,
+invariance, the solver command) in this process (the local executor, the baseline) and on
 a local Ray with 1 and 2 workers (`ray.init(num_cpus=k)`), and reports candidates per
 minute, the ratio against the local run, the time to start Ray, and Ray's overhead per
 task (a batch of no-op jobs on Ray minus the same batch on local threads, per job).
@@ -10,6 +11,7 @@ FFCx form cache so that no mode pays for compilation. Generation of the candidat
 driver in every mode, so on a 2-core machine Ray's workers compete with it.
 
     .venv/bin/python benchmarks/bench_executor.py [--candidates 20] [--workers 1,2]
+        [--solver-cmd 'echo A > {workspace}/answer.txt']
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 from pathlib import Path
 
 from scigate.executor import Executor, Job, LocalExecutor
-from scigate.gate import executor_verifier
+from scigate.gate import ExecutorWorkers
 from scigate.gate._loop import LoopConfig, run_loop
 from scigate.store import Store
 
@@ -30,11 +32,14 @@ def _noop(i: int) -> int:
     return i
 
 
-def gate_run(candidates: int, executor: Executor | None) -> tuple[float, dict]:
+def gate_run(
+    candidates: int, executor: Executor | None, solver_cmd: str | None = None
+) -> tuple[float, dict]:
     """(seconds, funnel) of one template gate run in a fresh database."""
     cfg = LoopConfig(
         generator="templates",
         screens=["cue/middle"],
+        solver_cmd=solver_cmd,
         rounds=candidates,
         seed=0,
         fem_workers=2,
@@ -42,9 +47,9 @@ def gate_run(candidates: int, executor: Executor | None) -> tuple[float, dict]:
     )
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "run.db")
-        verifier = executor_verifier(executor) if executor else None
+        workers = ExecutorWorkers(executor) if executor else None
         start = time.perf_counter()
-        _, funnel = asyncio.run(run_loop(cfg, store, verifier=verifier))
+        _, funnel = asyncio.run(run_loop(cfg, store, workers=workers))
         seconds = time.perf_counter() - start
         store.close()
     return seconds, funnel.model_dump()
@@ -66,11 +71,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--workers", default="1,2", help="Ray worker counts to run")
+    parser.add_argument("--solver-cmd", default=None, help="add a tool gate: this command")
     args = parser.parse_args()
     from scigate.executor._ray import RayExecutor
 
-    gate_run(args.candidates, None)  # warm-up: FFCx form cache, imports (not timed)
-    seconds, funnel = gate_run(args.candidates, None)
+    gate_run(args.candidates, None, args.solver_cmd)  # warm-up: FFCx cache, imports (untimed)
+    seconds, funnel = gate_run(args.candidates, None, args.solver_cmd)
     local_job = per_job(LocalExecutor(2))
     rows = [("local (in process)", seconds, None, local_job)]
     for k in (int(w) for w in args.workers.split(",")):
@@ -79,7 +85,7 @@ def main() -> None:
         try:
             per_job(ray_ex, 8)  # start the worker processes before timing
             startup = time.perf_counter() - started
-            ray_seconds, ray_funnel = gate_run(args.candidates, ray_ex)
+            ray_seconds, ray_funnel = gate_run(args.candidates, ray_ex, args.solver_cmd)
             assert ray_funnel == funnel, (ray_funnel, funnel)
             rows.append((f"ray, {k} worker(s)", ray_seconds, startup, per_job(ray_ex)))
         finally:

@@ -1,93 +1,131 @@
-"""Gate runs whose verification runs on an executor: same answers as the local run on
-local Ray, and a verification job that keeps failing is a round error, never a verdict."""
+"""Gate runs whose sandboxed stages run on local Ray give the local run's answers: the
+same verification, invariance, screen and solver outcomes (a python/ solver model and,
+through `--rescreen --executor ray`, a `--solver-cmd`), the same model-call records;
+the CLI records and reports the executor of each start and resume."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from scigate.executor import Job, LocalExecutor
-from scigate.gate import executor_verifier
+from _cli import run_main
+from scigate.gate import ExecutorWorkers
 from scigate.gate._loop import LoopConfig, run_loop
 from scigate.store import Store
+
+MODELS = Path(__file__).parent / "models"
+SOLVER = f"python/{MODELS / 'solvers.py'}:picks_largest"
+SOLVER_CMD = f"{sys.executable} {MODELS / 'solvers.py'} {{workspace}}"
 
 
 def _config(rounds: int) -> LoopConfig:
     return LoopConfig(
         generator="templates",
         screens=["cue/middle", "cue/letter-C"],
+        solver=SOLVER,
         rounds=rounds,
         seed=3,
         fem_workers=2,
         concurrency=2,
         verify_timeout=120,
+        solve_time_limit=120,
     )
 
 
-def _gate_run(db: Path, rounds: int, executor=None) -> tuple[dict, list[tuple], list[dict]]:
+def _outcomes(store: Store, run_id: str) -> list[tuple]:
+    """Every gate result of the run (screens with the option each call chose)."""
+    return sorted(
+        (
+            g["candidate_id"],
+            g["gate"],
+            g["screen"] or "",
+            g["outcome"],
+            g["reason"],
+            json.dumps([c.get("chosen_original") for c in (g["detail"] or {}).get("calls", [])]),
+        )
+        for g in store.gate_results(run_id=run_id)
+    )
+
+
+def _calls(store: Store, run_id: str) -> list[tuple]:
+    rows = store.query(
+        "SELECT candidate_id, role, call_key FROM model_calls WHERE run_id = ?", (run_id,)
+    )
+    return sorted((r["candidate_id"], r["role"], r["call_key"] or "") for r in rows)
+
+
+def _gate_run(db: Path, rounds: int, executor=None) -> tuple[dict, list, list, list]:
     store = Store(db)
     try:
-        verifier = executor_verifier(executor) if executor else None
-        run_id, funnel = asyncio.run(run_loop(_config(rounds), store, verifier=verifier))
-        outcomes = sorted(
-            (
-                g["candidate_id"],
-                g["gate"],
-                g["screen"] or "",
-                g["outcome"],
-                g["reason"],
-                json.dumps(
-                    [c.get("chosen_original") for c in (g["detail"] or {}).get("calls", [])]
-                ),
-            )
-            for g in store.gate_results(run_id=run_id)
+        workers = ExecutorWorkers(executor) if executor else None
+        run_id, funnel = asyncio.run(run_loop(_config(rounds), store, workers=workers))
+        statuses = [(a["round"], a["status"]) for a in store.attempts(run_id)]
+        return (
+            funnel.model_dump(),
+            _outcomes(store, run_id),
+            sorted(statuses),
+            _calls(store, run_id),
         )
-        return funnel.model_dump(), outcomes, store.attempts(run_id)
+    finally:
+        store.close()
+
+
+def _rescreen(db: Path, executor: str) -> tuple[dict, list]:
+    code, out, err = run_main(
+        "gate", "run", "--db", str(db), "--rescreen", "--all", "--solver-cmd", SOLVER_CMD,
+        "--time-limit", "60", "--executor", executor, "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    store = Store(db)
+    try:
+        return data, _outcomes(store, data["run_id"])
     finally:
         store.close()
 
 
 @pytest.mark.slow
-def test_ray_gate_run_has_the_local_runs_funnel_and_outcomes(ray_executor, tmp_path):
+def test_ray_gate_run_gives_the_local_runs_answers_at_every_stage(ray_executor, tmp_path):
     local = _gate_run(tmp_path / "local.db", 3)
     spread = _gate_run(tmp_path / "ray.db", 3, ray_executor)
-    assert spread[0] == local[0] and local[0]["verified"] == 3
-    assert spread[1] == local[1]
-    assert [a["status"] for a in spread[2]] == [a["status"] for a in local[2]]
+    funnel, outcomes, _, calls = local
+    assert funnel["verified"] == 3 and funnel["invariant"] == 3
+    gates = {o[1] for o in outcomes}
+    assert {"verify", "invariance", "screen", "solve"} <= gates
+    assert spread == local  # funnel, every gate result, round statuses, model-call records
+    assert any(c[1] == "solver" for c in calls)
 
-
-class _LosesEveryJob(LocalExecutor):
-    async def _attempt(self, job: Job):
-        raise ConnectionError(f"node of {job.id[:8]} lost")
+    # --rescreen --executor ray: the --solver-cmd runs on the workers, with the same verdicts
+    for name in ("local", "ray"):
+        shutil.copy(tmp_path / "local.db", tmp_path / f"re-{name}.db")
+    here, here_outcomes = _rescreen(tmp_path / "re-local.db", "local")
+    there, there_outcomes = _rescreen(tmp_path / "re-ray.db", "ray")
+    assert there["funnel"] == here["funnel"] and there_outcomes == here_outcomes
+    assert [o[1] for o in there_outcomes] == ["solve"] * 3
+    assert there["executors"] == [{"name": "ray", "workers": 2, "nodes": 1}]
+    assert here["executor"]["name"] == "local"
 
 
 @pytest.mark.slow
-def test_verification_that_keeps_failing_is_a_round_error_not_a_fail(tmp_path):
-    funnel, outcomes, attempts = _gate_run(tmp_path / "lost.db", 1, _LosesEveryJob(1, 1))
-    assert outcomes == [] and funnel["verified"] == 0 and funnel["errors"] == 1
-    assert attempts[0]["status"] == "error"
-    assert "failed after 2 attempts: ConnectionError: node of" in attempts[0]["reason"]
-
-
-@pytest.mark.slow
-def test_cli_gate_run_on_ray_records_the_executor(ray_executor, tmp_path, capsys):
-    from scigate.cli._gate import app
-
+def test_cli_resume_on_ray_records_and_reports_each_executor(ray_executor, tmp_path):
     db = tmp_path / "cli.db"
-    app(
-        args=["run", "--db", str(db), "--generator", "templates", "--rounds", "1",
-              "--screen", "cue/middle", "--executor", "ray", "--json"],
-        standalone_mode=False,
-    )  # fmt: skip
-    out = json.loads(capsys.readouterr().out)
-    assert out["executor"] == {"name": "ray", "workers": 2, "nodes": 1}
-    assert out["funnel"]["verified"] == 1
-    store = Store(db)
-    try:
-        [event] = store.events(kind="executor")
-        assert event["data"] == out["executor"]
-    finally:
-        store.close()
+    base = ["gate", "run", "--db", str(db), "--screen", "cue/middle", "--fem-workers", "1"]
+    code, out, err = run_main(*base, "--generator", "templates", "--rounds", "1", "--json")
+    assert code == 0, err
+    code, out, err = run_main(*base, "--resume", "--rounds", "2", "--executor", "ray", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    ray_run = {"name": "ray", "workers": 2, "nodes": 1}
+    assert data["executor"] == ray_run
+    assert data["executors"] == [{"name": "local", "workers": 1, "nodes": 1}, ray_run]
+    assert data["funnel"]["verified"] == 2
+    code, out, err = run_main("gate", "report", "--db", str(db), "--out", str(tmp_path / "rep"))
+    assert code == 0, err
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert "started: local (1 worker, 1 node)" in html
+    assert "resumed: ray (2 workers, 1 node)" in html

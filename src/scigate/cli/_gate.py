@@ -206,7 +206,10 @@ def run_cmd(
         4, "--concurrency", help="Rounds in flight at once (model calls overlap)."
     ),
     fem_workers: int = typer.Option(
-        0, "--fem-workers", help="Concurrent FEniCSx runs (0: one per core)."
+        0,
+        "--fem-workers",
+        help="Concurrent FEniCSx runs (0: one per core); with --executor ray only template "
+        "generation (the cluster's CPUs bound the sandboxed stages).",
     ),
     verify_timeout: float = typer.Option(
         300.0, "--verify-timeout", help="Limit of one solution run (s)."
@@ -255,7 +258,7 @@ def run_cmd(
     import os
 
     from scigate.cli._progress import funnel_progress
-    from scigate.gate import executor_verifier
+    from scigate.gate import ExecutorWorkers, executors_text
     from scigate.gate._loop import LoopConfig, run_loop
     from scigate.gate._loop import rescreen as do_rescreen
     from scigate.store import Store
@@ -269,8 +272,6 @@ def run_cmd(
     if all_verified and not rescreen:
         raise BadInput("--all applies to --rescreen only")
     check_executor(executor, ray_address)
-    if rescreen and executor != "local":
-        raise BadInput("--executor ray spreads verification; --rescreen verifies nothing")
     cfg = LoopConfig(
         domain=domain,
         generator=generator or ("rescreen" if rescreen else "templates"),
@@ -295,7 +296,10 @@ def run_cmd(
     if db.parent and not db.parent.exists():
         db.parent.mkdir(parents=True, exist_ok=True)
     store = Store(db)
+    pool = None
     try:  # closed on every exit path, so a refused --resume leaves no -wal/-shm behind
+        pool = open_executor(executor, ray_address)
+        workers = ExecutorWorkers(pool) if pool else None
         with funnel_progress(Console(stderr=True), rounds) as on_progress:
             if rescreen:
                 run_id, funnel = asyncio.run(
@@ -312,39 +316,34 @@ def run_cmd(
                         resume=resume,
                         all_verified=all_verified,
                         progress=on_progress,
+                        workers=workers,
                     )
                 )
             else:
-                workers = None
-                try:
-                    workers = open_executor(executor, ray_address)
-                    ran_on = (
-                        workers.describe()
-                        if workers
-                        else {"name": "local", "workers": cfg.fem_workers}
+                run_id, funnel = asyncio.run(
+                    run_loop(
+                        cfg,
+                        store,
+                        resume=resume,
+                        rounds_given=rounds is not None,
+                        progress=on_progress,
+                        workers=workers,
                     )
-                    run_id, funnel = asyncio.run(
-                        run_loop(
-                            cfg,
-                            store,
-                            resume=resume,
-                            rounds_given=rounds is not None,
-                            progress=on_progress,
-                            verifier=executor_verifier(workers) if workers else None,
-                        )
-                    )
-                    store.add_event(run_id, "executor", ran_on)
-                finally:
-                    if workers is not None:
-                        workers.close()
+                )
+        executors = [e["data"] for e in store.events(run_id, kind="executor")]
     finally:
+        if pool is not None:
+            pool.close()
         store.close()
-    data = {"run_id": run_id, "db": str(db), "funnel": funnel.model_dump()}
-    if not rescreen:
-        data["executor"] = ran_on
+    data = {
+        "run_id": run_id,
+        "db": str(db),
+        "funnel": funnel.model_dump(),
+        "executor": executors[-1],  # this invocation's
+        "executors": executors,  # every start and resume of the run, oldest first
+    }
     lines = [f"run {run_id} finished: {funnel.line()}", f"database: {db}"]
-    if not rescreen:
-        lines.append(f"executor: {ran_on['name']} ({ran_on['workers']} workers)")
+    lines.append(f"executor: {executors_text(executors)}")
     _emit(data, as_json, lines)
 
 

@@ -10,7 +10,7 @@ from scigate.gate._candidate import (
     parse_options,
 )
 from scigate.gate._coding_agent import TOOL_SCHEMAS, AgentLimits, Episode, run_episode
-from scigate.gate._distributed import executor_verifier
+from scigate.gate._distributed import ExecutorWorkers
 from scigate.gate._invariance import (
     CheckResult,
     InvarianceResult,
@@ -22,6 +22,7 @@ from scigate.gate._screen import ScreenCall, ScreenResult, presentation_order, r
 from scigate.gate._solve import SolveResult, grade_answer, solve_with_command, solve_with_model
 from scigate.gate._values import match_option, parse_number, value_rank, values_match
 from scigate.gate._verify import VerifyResult, averify, verify
+from scigate.gate._workers import GateWorkers, executor_text, executors_text
 
 __all__ = [
     "CUES",
@@ -32,6 +33,8 @@ __all__ = [
     "CheckResult",
     "CueResponder",
     "Episode",
+    "ExecutorWorkers",
+    "GateWorkers",
     "InvarianceResult",
     "ModelResponder",
     "ScreenCall",
@@ -41,7 +44,8 @@ __all__ = [
     "ainvariance",
     "averify",
     "copy_without_answer",
-    "executor_verifier",
+    "executor_text",
+    "executors_text",
     "grade_answer",
     "invariance",
     "load_candidate",

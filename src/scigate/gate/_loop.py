@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -39,12 +39,10 @@ from scigate.gate._generator import (
     TemplateCandidates,
     build_feedback,
 )
-from scigate.gate._invariance import ainvariance
 from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
-from scigate.gate._solve import solve_with_command, solve_with_model
-from scigate.gate._verify import VerifyResult, averify
+from scigate.gate._workers import GateWorkers
 
 
 class LoopConfig(BaseModel):
@@ -130,9 +128,6 @@ class LoopConfig(BaseModel):
 
 
 ProgressCallback = Callable[[int, int, Funnel], None]
-# Runs one candidate's sandboxed verification (default: `averify` in this process;
-# scigate.gate.executor_verifier sends it to an executor's workers).
-Verifier = Callable[..., Awaitable[VerifyResult]]
 
 
 class _Context:
@@ -145,16 +140,17 @@ class _Context:
         run_id: str,
         total: int,
         progress: ProgressCallback | None,
-        verifier: Verifier | None = None,
+        workers: GateWorkers | None = None,
     ):
         from scigate.domains import get_domain
 
-        self.verifier = verifier or averify
+        self.workers = workers or GateWorkers()
         self.cfg = cfg
         self.store = store
         self.run_id = run_id
         self.domain = get_domain(cfg.domain)
         self.fem = asyncio.Semaphore(cfg.fem_workers)
+        self.sandbox = self.workers.slots(self.fem)  # bounds the sandboxed stages in flight
         self.generation = asyncio.Semaphore(1 if cfg.generator != "templates" else cfg.fem_workers)
         self.rounds = asyncio.Semaphore(cfg.concurrency)
         self.responders = [make_responder(s, store=store, run_id=run_id) for s in cfg.screens]
@@ -207,11 +203,13 @@ async def run_loop(
     run_id: str | None = None,
     rounds_given: bool = True,
     progress: ProgressCallback | None = None,
-    verifier: Verifier | None = None,
+    workers: GateWorkers | None = None,
 ) -> tuple[str, Funnel]:
     """Run (or resume) a generation run; returns its id and funnel.
 
-    `verifier(cand, timeout=, domain=)` runs a candidate's verification (default: here).
+    `workers` run the sandboxed stages (default: `GateWorkers`, this process; an
+    `ExecutorWorkers` sends them to an executor). Each start and resume records an
+    `executor` event saying which executor and how many workers ran it.
 
     On resume the stored configuration is used; `cfg.rounds` extends or shortens it only
     when `rounds_given` (the user asked for a number of rounds).
@@ -241,9 +239,10 @@ async def run_loop(
         run_id = store.create_run("gate", domain=cfg.domain, config=cfg.model_dump(), run_id=run_id)
     assert run_id is not None
     store.add_event(run_id, "environment", run_environment())  # what a release reports
+    ctx = _Context(cfg, store, run_id, cfg.rounds, progress, workers)
+    store.add_event(run_id, "executor", ctx.workers.describe(cfg.fem_workers))
     done = store.done_rounds(run_id)
     todo = [r for r in range(cfg.rounds) if r not in done]
-    ctx = _Context(cfg, store, run_id, cfg.rounds, progress, verifier)
     ctx.funnel = funnel_of_run(
         store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
     )
@@ -391,8 +390,8 @@ async def gate_candidate(
     detail: dict[str, Any] = {"family": cand.meta.get("family")}
     verify = store.gate_result(run_id, cand.id, "verify")
     if verify is None:
-        async with ctx.fem:
-            res = await ctx.verifier(cand, timeout=cfg.verify_timeout, domain=cfg.domain)
+        async with ctx.sandbox:
+            res = await ctx.workers.verify(cand, timeout=cfg.verify_timeout, domain=cfg.domain)
         store.add_gate_result(
             run_id,
             cand.id,
@@ -420,8 +419,8 @@ async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any
     store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
     got = store.gate_result(run_id, cand.id, "invariance")
     if got is None:
-        async with ctx.fem:
-            res = await ainvariance(
+        async with ctx.sandbox:
+            res = await ctx.workers.invariance(
                 cand,
                 reference=(verify.get("detail") or {}).get("printed"),
                 mpi_ranks=cfg.mpi_ranks,
@@ -478,20 +477,19 @@ async def screen_and_solve(
     got = store.gate_result(run_id, cand.id, "solve", solver)
     if got is None:
         if cfg.solver:
-            res = await solve_with_model(
+            res = await ctx.workers.solve_model(
                 cand,
                 cfg.solver,
+                recorder=store.recorder(run_id=run_id, candidate_id=cand.id, role="solver"),
                 time_limit=cfg.solve_time_limit,
                 max_steps=cfg.solver_max_steps,
                 max_tokens=cfg.solver_max_tokens,
                 domain=cfg.domain,
-                store=store,
-                run_id=run_id,
             )
         else:
             assert cfg.solver_cmd is not None
-            async with ctx.fem:
-                res = await solve_with_command(
+            async with ctx.sandbox:
+                res = await ctx.workers.solve_command(
                     cand, cfg.solver_cmd, time_limit=cfg.solve_time_limit, domain=cfg.domain
                 )
         store.add_gate_result(
@@ -569,9 +567,12 @@ async def rescreen(
     resume: bool = False,
     all_verified: bool = False,
     progress: ProgressCallback | None = None,
+    workers: GateWorkers | None = None,
 ) -> tuple[str, Funnel]:
     """Apply screens (then the tool gate) to the verified candidates that no earlier
-    screen solved, or with `all_verified` to every verified candidate in the database."""
+    screen solved, or with `all_verified` to every verified candidate in the database.
+
+    The screens (model calls only) run in this process; the solver on `workers`."""
     cfg = LoopConfig(
         domain=domain,
         generator="rescreen",
@@ -614,8 +615,9 @@ async def rescreen(
     else:
         run_id = store.create_run("rescreen", domain=domain, config=cfg.model_dump())
     store.add_event(run_id, "environment", run_environment())
+    ctx = _Context(cfg, store, run_id, len(verified), progress, workers)
+    store.add_event(run_id, "executor", ctx.workers.describe(cfg.fem_workers))
     done = store.done_rounds(run_id)
-    ctx = _Context(cfg, store, run_id, len(verified), progress)
     ctx.done = len(done)
 
     async def one(i: int, rec: Any) -> None:

@@ -18,6 +18,7 @@ from scigate.errors import BadInput
 from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.gate._files import write_text_atomic
+from scigate.gate._workers import distinct_executors, executor_text
 from scigate.store import CandidateRecord
 
 #: Screen replies are cut to this many characters in the report (the database keeps them whole).
@@ -53,10 +54,7 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         latest = latest_results(store, rows)
         result = audit(store, candidates=candidates, latest=latest)
         items = browser_items(store, candidates=candidates, latest=latest, rows=rows)
-        runs = [
-            {k: r.get(k) for k in ("id", "kind", "domain", "status", "created_at", "config")}
-            for r in store.runs()
-        ]
+        runs = runs_with_executors(store)
         summary = {
             "scigate_version": __version__,
             "database": str(store.path),
@@ -70,6 +68,19 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         html_path = out_dir / "report.html"
         write_text_atomic(html_path, render_html(result, items, runs, summary))
     return ReportFiles(html=html_path, summary=summary_path)
+
+
+def runs_with_executors(store: Any) -> list[dict[str, Any]]:
+    """Every run with the executors that ran it: `executors` holds one `executor` event's
+    data per start and resume, oldest first (a resume may have run elsewhere)."""
+    ran_on: dict[str, list[dict[str, Any]]] = {}
+    for event in store.events(kind="executor"):
+        ran_on.setdefault(event["run_id"], []).append(event["data"])
+    return [
+        {k: r.get(k) for k in ("id", "kind", "domain", "status", "created_at", "config")}
+        | {"executors": ran_on.get(r["id"], [])}
+        for r in store.runs()
+    ]
 
 
 def browser_items(
@@ -223,6 +234,8 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         n_items=len(items),
         summary=summary,
         version=__version__,
+        executor_text=executor_text,
+        ran_on=distinct_executors([e for r in runs for e in r.get("executors", [])]),
     )
 
 

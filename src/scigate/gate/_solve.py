@@ -13,7 +13,7 @@ import re
 import shlex
 import shutil
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -21,6 +21,9 @@ from scigate.gate._candidate import LETTERS, Candidate
 from scigate.gate._coding_agent import AgentLimits, run_episode
 from scigate.gate._screen import stated_letters
 from scigate.gate._values import match_option, values_match
+
+if TYPE_CHECKING:
+    from scigate.llm import Recorder
 
 SOLVER_SYSTEM = """You are a computational scientist solving a multiple-choice question that \
 needs real computation with scientific software. {workspace_note}
@@ -68,6 +71,11 @@ class SolveResult(BaseModel):
     flagged_for_review: bool = False
     error: bool = False  # the solver itself failed (model error, command not runnable)
     transcript_tail: list[dict[str, Any]] | None = None
+
+
+def solver_cmd_unsandboxed() -> bool:
+    """Whether the user opted out of the sandbox for `--solver-cmd` (`--solver-cmd-unsandboxed`)."""
+    return os.environ.get("SCIGATE_SOLVER_CMD_UNSANDBOXED", "") == "1"
 
 
 def grade_answer(candidate: Candidate, raw: str | None) -> tuple[str | None, str | None]:
@@ -132,16 +140,19 @@ async def solve_with_model(
     domain: str = "fenicsx",
     store: Any = None,
     run_id: str | None = None,
+    recorder: Recorder | None = None,
 ) -> SolveResult:
     """The built-in agent (run_python, run_bash, submit) solves the candidate with the
-    `domain`'s software (its run_python calls fork from a warm, pre-imported Python)."""
+    `domain`'s software (its run_python calls fork from a warm, pre-imported Python).
+
+    Its model calls go to `recorder`, or with a `store` to that run database (role
+    `solver`)."""
     from scigate import sandbox
     from scigate.domains import get_domain
     from scigate.llm import get_model
 
     dom = get_domain(domain)
-    recorder = None
-    if store is not None:
+    if recorder is None and store is not None:
         recorder = store.recorder(run_id=run_id, candidate_id=candidate.id, role="solver")
     model = get_model(spec, recorder=recorder)
     workspace = sandbox.fresh_workspace()
@@ -183,8 +194,12 @@ async def solve_with_command(
     *,
     time_limit: float = 300.0,
     domain: str = "fenicsx",
+    unsandboxed: bool | None = None,
 ) -> SolveResult:
-    """An external agent command solves the candidate and writes answer.txt."""
+    """An external agent command solves the candidate and writes answer.txt.
+
+    `unsandboxed` (default: $SCIGATE_SOLVER_CMD_UNSANDBOXED, the user's opt-out) runs it
+    without the sandbox's isolation."""
     from scigate import sandbox
     from scigate.domains import get_domain
 
@@ -210,7 +225,8 @@ async def solve_with_command(
         # network, and runs in the same isolation as everything else (it sees only its
         # workspace), unless the user opted out (`--solver-cmd-unsandboxed`).
         env = {k: os.environ[k] for k in CREDENTIAL_PASSTHROUGH if k in os.environ}
-        unsandboxed = os.environ.get("SCIGATE_SOLVER_CMD_UNSANDBOXED", "") == "1"
+        if unsandboxed is None:
+            unsandboxed = solver_cmd_unsandboxed()
         named = sandbox.named_paths(command)  # the files the command names, read-only
         run = await sandbox.arun(
             cmd,
