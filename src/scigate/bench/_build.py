@@ -178,7 +178,7 @@ class _Funnel:
         from scigate.gate._similarity import jaccard, tokens
 
         passed = out.status == "passed"
-        if passed or STAGES.index(out.stage) > STAGES.index("duplicate"):
+        if passed or out.stage in STAGES[STAGES.index("duplicate") + 1 :]:
             mine = tokens(out.detail.get("question", ""))
             for i in range(wave_start, len(self.seen)):
                 if jaccard(mine, self.seen[i]) >= self.config.similarity:
