@@ -6,6 +6,11 @@ database whatever happens (status `accepted`, `rejected`, or the solver's or the
 `unjudged`/`error`, the stage and the reason).
 An accepted task is re-derived from its own JSON (`execute_task`) before it is kept, so
 `bench verify` re-derives every answer the build writes.
+
+Attempts run in waves of `batch` as executor jobs (`_attempt.run_attempt`); this driver
+plans each wave from the state at its start, settles the outcomes in attempt order
+(duplicates and quotas within the wave) and is the only writer of the run database.
+A wave of one continues a single random stream: the sequential build.
 """
 
 from __future__ import annotations

@@ -273,6 +273,12 @@ def build_cmd(
             f"({report.seconds:.1f} s) -> {escape(report.out)}; run {report.run_id}",
             highlight=False,
         )
+        if report.batch > 1 or report.executor.get("name") != "local":
+            shown.print(
+                f"waves of {report.batch} on {report.executor.get('name')} "
+                f"({report.executor.get('workers')} workers)",
+                highlight=False,
+            )
         shown.print("per cell: " + ", ".join(f"{k} {v}" for k, v in report.cells.items()))
         if report.rejected:
             shown.print("rejected at: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()))
