@@ -145,3 +145,19 @@ def test_a_batch_below_one_is_bad_input() -> None:
 
     with pytest.raises(BadInput, match="--batch must be at least 1, got 0"):
         build(BuildConfig(n=1, batch=0), ":memory:", "x.jsonl")
+
+
+def test_solver_calls_made_in_jobs_are_stored_by_the_driver(tmp_path: Path) -> None:
+    scripted = Path(__file__).parents[1] / "agents" / "models" / "scripted.py"
+    config = BuildConfig(
+        n=2, levels=[1], formats=["question & answer"], domains=["chemistry"], seed=5,
+        solver=f"python/{scripted}:policy", batch=3, max_attempts=9,
+    )  # fmt: skip
+    report, _, rows = _build(config, tmp_path, "s", workers=3)
+    assert report.accepted >= 1
+    with Store(tmp_path / "s.db") as store:
+        calls = store.model_calls(run_id=report.run_id, role="solver")
+    solved = [r for r in rows if r["detail"].get("solver")]
+    assert solved and len(calls) == sum(r["detail"]["solver"]["calls"] for r in solved)
+    keys = {c["call_key"].split("#")[0] for c in calls}
+    assert keys == {f"bench-build/{report.run_id}/{r['round']}/solver" for r in solved}

@@ -258,14 +258,17 @@ async def abuild(
             plans = funnel.plan_wave(min(config.batch, max_attempts - funnel.attempts))
             if not plans:
                 break
-            shared = spread.share(WaveInput(config=config, run_id=run_id, seen=funnel.seen))
+            wave = WaveInput(config=config, run_id=run_id, seen=list(funnel.seen))
+            shared = spread.share(wave)
             jobs = [Job(id=str(p.attempt), fn=run_attempt, args=(shared, p)) for p in plans]
             results = {r.id: r async for r in spread.as_completed(jobs)}
             wave_start = len(funnel.seen)
             for plan in plans:
                 result = results[str(plan.attempt)]
                 outcome = result.value if result.ok else _failed(plan, result)
-                if len(plans) == 1:  # the sequential build continues the attempt's stream
+                if len(plans) == 1:
+                    # the sequential build continues the attempt's stream (a failed job
+                    # hands back the state it started from)
                     funnel.rng.setstate(outcome.rng_state)
                 outcome = funnel.settle(plan, outcome, wave_start)
                 _record(store, run_id, outcome)
