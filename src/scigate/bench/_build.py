@@ -94,7 +94,8 @@ def _pick_cell(
 
 
 def check_build(config: BuildConfig) -> None:
-    """BadInput, before any work, for options no build can run with."""
+    """BadInput, before any work, for options no build can run with (levels, counts, the
+    batch, model specs and screens)."""
     bad_levels = [lv for lv in config.levels if lv not in (1, 2, 3, 4)]
     if bad_levels or not config.levels:
         raise BadInput(f"--levels takes 1, 2, 3 and/or 4, got {config.levels}")
@@ -102,10 +103,11 @@ def check_build(config: BuildConfig) -> None:
         raise BadInput("--n must be at least 1")
     if config.batch < 1:
         raise BadInput(f"--batch must be at least 1, got {config.batch}")
+    _check_models(config)
 
 
 def _check_models(config: BuildConfig) -> None:
-    """Every model spec and screen usable, checked in the driver before the run starts."""
+    """Every model spec and screen usable (the workers rebuild them from their specs)."""
     from scigate.gate import make_responder
     from scigate.llm import check_spec, get_model
 
@@ -244,7 +246,6 @@ async def abuild(
     from scigate.store import Store
 
     check_build(config)
-    _check_models(config)
     max_attempts = config.max_attempts or 25 * config.n
     started = time.perf_counter()
     store = Store(db)
