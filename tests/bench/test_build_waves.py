@@ -120,6 +120,7 @@ def test_cli_batch_and_executor_options(tmp_path: Path) -> None:
         (["--ray-address", "127.0.0.1:1"], "--ray-address needs --executor ray"),
         (["--executor", "dask"], "unknown executor 'dask'"),
         (["--workers", "0"], "--workers"),
+        (["--executor", "ray", "--ray-address", "127.0.0.1:1", "--workers", "2"], "--workers"),
     ]:
         code, _, err = run_main(*args, *extra)
         assert code == 2, (extra, err)
@@ -131,13 +132,15 @@ def test_cli_batch_and_executor_options(tmp_path: Path) -> None:
     assert report["batch"] == 3 and report["executor"] == {"name": "local", "workers": 2}
 
 
-def test_build_report_funnel_counts_wave_rejections(tmp_path: Path) -> None:
-    from scigate.bench import build_funnel
+def test_report_and_release_show_the_waves(tmp_path: Path) -> None:
+    from scigate.bench import build_funnel, datasheet, release_conditions
 
     config = BuildConfig(n=2, levels=[1], formats=["question & answer"], seed=1, batch=4)
     report, _, _ = _build(config, tmp_path, "f")
     funnel = build_funnel(tmp_path / "f.db")
     assert funnel["attempts"] == report.attempts and funnel["rejected"] == report.rejected
+    conditions = release_conditions(tmp_path / "f.db", tmp_path / "f.jsonl")
+    assert conditions["batch"] == 4 and "seed 1, --batch 4)" in datasheet(conditions)
 
 
 def test_a_batch_below_one_is_bad_input() -> None:

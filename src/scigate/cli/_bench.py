@@ -233,9 +233,11 @@ def build_cmd(
         batch=batch,
     )
     check_build(config)
-    check_executor(executor, ray_address)
     if workers is not None and workers < 1:
         raise BadInput(f"--workers must be at least 1, got {workers}")
+    if workers is not None and ray_address:
+        raise BadInput("--workers sets local threads or a local Ray's CPUs, not a cluster's")
+    check_executor(executor, ray_address)
     if workers is None and executor == "local":
         workers = batch
     console = Console(stderr=True)
