@@ -1,17 +1,20 @@
-"""`bench build` spread over an executor: tasks per minute, sequential vs waves vs Ray.
+"""`bench build` spread over an executor: tasks per minute, sequential vs batched vs Ray.
 
 Builds the same small template benchmark (`--generator templates`, all levels and
 formats, no screens) in these modes and reports tasks and attempts per minute and the
 ratio against the sequential build (the baseline, today's `bench build`):
 
 - sequential: `--batch 1` in this process (one attempt at a time, one random stream);
-- waves on local threads: `--batch B` on the local executor with 1 and 2 threads;
-- waves on Ray: `--batch B` on a local Ray with 1 and 2 workers (`ray.init(num_cpus=k)`),
+- batched on local threads: `--batch B` on the local executor with 1, 2 and B threads;
+- batched on Ray: `--batch B` on a local Ray with 1 and 2 workers (`ray.init(num_cpus=k)`),
   timed after an untimed build has started and warmed the worker processes; the cold
   build (worker start-up and imports included) is reported beside it.
 
-Every wave build must give the same tasks file whatever the executor (checked). An
-untimed sequential build first warms this process (library, entities, tool graph).
+Each workload runs twice: templates only (cheap: tool execution in milliseconds), and
+with a judge model that answers after `--latency` seconds (a stand-in for an LLM call,
+the stage that batching is for). Every batched build must give the same tasks file
+whatever the executor (checked). An untimed sequential build first warms this process
+(library, entities, tool graph).
 
     .venv/bin/python benchmarks/bench_bench_build.py [--n 32] [--batch 8] [--ray 1,2]
 """
@@ -68,7 +71,7 @@ def main() -> None:
     rows: dict[str, list[tuple[str, float, int, int]]] = {w: [] for w in workloads}
     reference: dict[str, bytes] = {}
 
-    def wave(name: str, label: str, executor: Executor) -> None:
+    def batched(name: str, label: str, executor: Executor) -> None:
         config = workloads[name].model_copy(update={"batch": args.batch})
         seconds, accepted, attempts, tasks = timed(config, executor)
         assert reference.setdefault(name, tasks) == tasks, f"{label} differs from the others"
@@ -79,7 +82,9 @@ def main() -> None:
         seconds, accepted, attempts, _ = timed(config, None)
         rows[name].append(("sequential (--batch 1)", seconds, accepted, attempts))
         for threads in sorted({1, 2, args.batch}):
-            wave(name, f"--batch {args.batch}, local {threads} thread(s)", LocalExecutor(threads))
+            batched(
+                name, f"--batch {args.batch}, local {threads} thread(s)", LocalExecutor(threads)
+            )
     for k in [int(w) for w in args.ray.split(",") if w.strip()]:
         from scigate.executor._ray import RayExecutor
 
@@ -90,7 +95,7 @@ def main() -> None:
             cold, *_ = timed(plain.model_copy(update={"batch": args.batch}), ray_ex)
             print(f"Ray {k} worker(s): start {start_s:.1f} s, first (cold) build {cold:.1f} s")
             for name in workloads:
-                wave(name, f"--batch {args.batch}, Ray {k} worker(s)", ray_ex)
+                batched(name, f"--batch {args.batch}, Ray {k} worker(s)", ray_ex)
         finally:
             ray_ex.close()
     for name, table in rows.items():

@@ -4,7 +4,7 @@ solve and judge one draft, wherever the executor runs it.
 The job gets its cell, domain, kind and random state from the driver and returns an
 `AttemptOutcome` (with the model call records of its solver); it writes nothing. The
 driver applies outcomes in attempt order: duplicates of tasks accepted earlier in the
-same wave, quotas, and the run database are the driver's.
+same batch, quotas, and the run database are the driver's.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ class AttemptPlan(BaseModel):
     domain: str
     kind: str
     rng_state: tuple[Any, ...]  # the attempt's random stream (`random.Random.getstate()`)
+    seen: int = 0  # how many accepted questions its job gets to check duplicates against
 
 
 class AttemptOutcome(BaseModel):
@@ -60,8 +61,8 @@ class AttemptOutcome(BaseModel):
 
 
 @dataclass
-class WaveInput:
-    """What every attempt of a wave shares (sent to the workers once per wave)."""
+class BuildInput:
+    """What the attempts in flight share (sent to the workers once, not with each job)."""
 
     config: Any  # BuildConfig
     run_id: str
@@ -155,17 +156,17 @@ def _run_state(run_id: str) -> _RunState:
 
 
 def run_attempt(shared: Any, plan: AttemptPlan) -> AttemptOutcome:
-    """The executor job: one attempt from its plan (`shared` holds the `WaveInput`)."""
+    """The executor job: one attempt from its plan (`shared` holds the `BuildInput`)."""
     return asyncio.run(attempt(shared.get(), plan))
 
 
-async def attempt(wave: WaveInput, plan: AttemptPlan) -> AttemptOutcome:
+async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
     """Run the stages of one attempt; rejections become the outcome, an unexpected error
     is raised as `StageFailed` naming the stage."""
     from scigate.gate._similarity import jaccard, tokens
 
-    config = wave.config
-    state = _run_state(wave.run_id)
+    config = common.config
+    state = _run_state(common.run_id)
     rng = random.Random()
     rng.setstate(plan.rng_state)
     t0 = time.perf_counter()
@@ -210,7 +211,7 @@ async def attempt(wave: WaveInput, plan: AttemptPlan) -> AttemptOutcome:
         stage = "duplicate"
         mine = tokens(worded.question)
         twin = next(
-            (i for i, other in enumerate(wave.seen) if jaccard(mine, other) >= config.similarity),
+            (i for i, other in enumerate(common.seen) if jaccard(mine, other) >= config.similarity),
             None,
         )
         if twin is not None:
@@ -263,4 +264,4 @@ async def _solve(
     return await solve_task(model, state.space, task, config.solver_method)
 
 
-__all__ = ["STAGES", "AttemptOutcome", "AttemptPlan", "StageFailed", "WaveInput", "run_attempt"]
+__all__ = ["STAGES", "AttemptOutcome", "AttemptPlan", "BuildInput", "StageFailed", "run_attempt"]

@@ -7,10 +7,11 @@ database whatever happens (status `accepted`, `rejected`, or the solver's or the
 An accepted task is re-derived from its own JSON (`execute_task`) before it is kept, so
 `bench verify` re-derives every answer the build writes.
 
-Attempts run in waves of `batch` as executor jobs (`_attempt.run_attempt`); this driver
-plans each wave from the state at its start, settles the outcomes in attempt order
-(duplicates and quotas within the wave) and is the only writer of the run database.
-A wave of one continues a single random stream: the sequential build.
+Attempts run as executor jobs (`_attempt.run_attempt`), `batch` of them in flight; this
+driver draws attempt k + batch once attempt k is settled, settles outcomes in attempt order
+(duplicates of and quotas filled by attempts that were in flight with it) and is the only
+writer of the run database. A batch of one continues a single random stream: the
+sequential build.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from scigate.bench._answer import FORMATS
-from scigate.bench._attempt import STAGES, AttemptOutcome, AttemptPlan, WaveInput, run_attempt
+from scigate.bench._attempt import STAGES, AttemptOutcome, AttemptPlan, BuildInput, run_attempt
 from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY
 from scigate.bench._files import write_tasks
 from scigate.bench._solver import check_solver_method
@@ -36,6 +37,10 @@ from scigate.executor import Executor, JobResult
 
 DOMAINS = ("chemistry", "biology", "materials")
 GIVE_UP_AFTER = 8  # consecutive failed attempts before a domain is skipped for a level
+# At most this many attempts in flight per task a cell still needs: about half of the
+# attempts fail, so more would mostly be wasted (rejected at `quota` after paying for their
+# solver and judge calls), fewer would leave workers idle near the end of a build.
+IN_FLIGHT_PER_TASK = 2
 
 
 class BuildConfig(BaseModel):
@@ -54,7 +59,7 @@ class BuildConfig(BaseModel):
     seed: int = 0
     max_attempts: int | None = None  # default 25 per task
     similarity: float = 0.9  # token Jaccard at which a question is a near duplicate
-    batch: int = 1  # attempts per wave (1: the sequential build, one random stream)
+    batch: int = 1  # attempts in flight (1: the sequential build, one random stream)
 
 
 class BuildReport(BaseModel):
@@ -85,8 +90,13 @@ def _pick_cell(
     blocked: set[int],
     pending: Counter[tuple[int, str]],
 ) -> tuple[int, str] | None:
-    """The open cell furthest below its quota, counting `pending` attempts as filled."""
-    open_cells = [c for c, q in quotas.items() if done[c] < q and c[0] not in blocked]
+    """The open cell furthest below its quota, counting `pending` attempts as filled,
+    among those with fewer than IN_FLIGHT_PER_TASK attempts in flight per task missing."""
+    open_cells = [
+        c
+        for c, q in quotas.items()
+        if done[c] < q and c[0] not in blocked and pending[c] < IN_FLIGHT_PER_TASK * (q - done[c])
+    ]
     if not open_cells:
         return None
     order = list(quotas)
@@ -136,58 +146,64 @@ class _Funnel:
         self.accepted: list[dict[str, Any]] = []
         self.seen: list[frozenset[str]] = []
         self.attempts = 0
+        self.pending: Counter[tuple[int, str]] = Counter()  # in flight, not yet settled
+        self.pending_domain: Counter[str] = Counter()
+        self.finished = False  # every cell filled or blocked
 
-    def plan_wave(self, size: int) -> list[AttemptPlan]:
-        """Up to `size` attempts drawn from the state at the wave's start, as if the
-        earlier ones of the wave were accepted (so a wave spreads over the open cells).
+    def plan(self, attempt: int, seen: int) -> AttemptPlan | None:
+        """Attempt number `attempt`, drawn from the settled state as if the attempts in
+        flight were accepted (so the batch spreads over the open cells); None when every
+        cell is filled or blocked (`finished`) or has enough attempts in flight. `seen`:
+        how many accepted questions its job is sent.
 
-        A wave of one continues the build's own random stream (the sequential build);
-        in a larger wave each attempt gets a stream seeded from it, so an attempt's
+        With a batch of 1 the attempt continues the build's own random stream (the
+        sequential build); with more, each attempt gets a stream seeded from it, so its
         draws never depend on where or when the others run."""
-        pending: Counter[tuple[int, str]] = Counter()
-        pending_domain: Counter[str] = Counter()
-        plans: list[AttemptPlan] = []
         rng, config = self.rng, self.config
-        for i in range(size):
-            level_ok = {
-                lv: [d for d in config.domains if self.streak[(d, lv)] < GIVE_UP_AFTER]
-                for lv in config.levels
-            }
-            blocked = {lv for lv, ds in level_ok.items() if not ds}
-            cell = _pick_cell(self.quotas, self.done, blocked, pending)
-            if cell is None:
-                break
-            level, fmt = cell
-            domain = min(
-                level_ok[level],
-                key=lambda d: (self.by_domain[d] + pending_domain[d], rng.random()),
-            )
-            kinds = [k for k in DOMAIN_KINDS[domain] if level == 1 or k not in SINGLE_ONLY]
-            kind = rng.choice(kinds)
-            state = rng.getstate() if size == 1 else random.Random(rng.getrandbits(64)).getstate()
-            plans.append(
-                AttemptPlan(
-                    attempt=self.attempts + i + 1,
-                    level=level,
-                    format=fmt,
-                    domain=domain,
-                    kind=kind,
-                    rng_state=state,
-                )
-            )
-            pending[cell] += 1
-            pending_domain[domain] += 1
-        return plans
+        level_ok = {
+            lv: [d for d in config.domains if self.streak[(d, lv)] < GIVE_UP_AFTER]
+            for lv in config.levels
+        }
+        blocked = {lv for lv, ds in level_ok.items() if not ds}
+        if all(self.done[c] >= q or c[0] in blocked for c, q in self.quotas.items()):
+            self.finished = True
+            return None
+        cell = _pick_cell(self.quotas, self.done, blocked, self.pending)
+        if cell is None:  # enough in flight for every open cell: wait for one to settle
+            return None
+        level, fmt = cell
+        domain = min(
+            level_ok[level],
+            key=lambda d: (self.by_domain[d] + self.pending_domain[d], rng.random()),
+        )
+        kinds = [k for k in DOMAIN_KINDS[domain] if level == 1 or k not in SINGLE_ONLY]
+        kind = rng.choice(kinds)
+        if config.batch == 1:
+            state = rng.getstate()
+        else:
+            state = random.Random(rng.getrandbits(64)).getstate()
+        self.pending[cell] += 1
+        self.pending_domain[domain] += 1
+        return AttemptPlan(
+            attempt=attempt,
+            level=level,
+            format=fmt,
+            domain=domain,
+            kind=kind,
+            rng_state=state,
+            seen=seen,
+        )
 
-    def settle(self, plan: AttemptPlan, out: AttemptOutcome, wave_start: int) -> AttemptOutcome:
-        """The outcome in the light of the attempts before it in its wave: a duplicate of
-        a task they accepted, or a task for a cell they filled, is rejected."""
+    def settle(self, plan: AttemptPlan, out: AttemptOutcome) -> AttemptOutcome:
+        """The outcome in the light of the attempts settled while it ran: a near
+        duplicate of a task accepted after its job's snapshot, or a task for a cell
+        they filled, is rejected."""
         from scigate.gate._similarity import jaccard, tokens
 
         passed = out.status == "passed"
         if passed or out.stage in STAGES[STAGES.index("duplicate") + 1 :]:
             mine = tokens(out.detail.get("question", ""))
-            for i in range(wave_start, len(self.seen)):
+            for i in range(plan.seen, len(self.seen)):
                 if jaccard(mine, self.seen[i]) >= self.config.similarity:
                     reason = f"near duplicate of task {i + 1}"
                     return out.model_copy(
@@ -195,13 +211,15 @@ class _Funnel:
                     )
         cell = (plan.level, plan.format)
         if passed and self.done[cell] >= self.quotas[cell]:
-            reason = f"cell L{plan.level}/{plan.format} was filled earlier in this wave"
+            reason = f"cell L{plan.level}/{plan.format} was filled while it ran"
             return out.model_copy(update={"stage": "quota", "status": "rejected", "reason": reason})
         return out
 
     def apply(self, plan: AttemptPlan, out: AttemptOutcome) -> str:
         """Count the attempt; its status in the run database."""
         self.attempts += 1
+        self.pending[(plan.level, plan.format)] -= 1
+        self.pending_domain[plan.domain] -= 1
         if out.status == "passed" and out.task is not None:
             from scigate.gate._similarity import tokens
 
@@ -238,11 +256,11 @@ async def abuild(
 ) -> BuildReport:
     """Build `config.n` tasks into `out`, recording every attempt in the run database `db`.
 
-    Attempts run in waves of `config.batch` as jobs on `executor` (default: a local
-    executor with `config.batch` threads); the tasks and attempt records depend on the
-    seed and the batch, not on the executor or its workers. This process stays the only
-    writer of `db` and `out`."""
-    from scigate.executor import Job, LocalExecutor
+    Attempts run as jobs on `executor` (default: a local executor with `config.batch`
+    threads), `config.batch` of them in flight; the tasks and attempt records depend on
+    the seed and the batch, not on the executor or its workers. This process stays the
+    only writer of `db` and `out`."""
+    from scigate.executor import LocalExecutor
     from scigate.store import Store
 
     check_build(config)
@@ -255,40 +273,7 @@ async def abuild(
     funnel = _Funnel(config)
     try:
         store.add_event(run_id, "executor", spread.describe())
-        while funnel.attempts < max_attempts:
-            plans = funnel.plan_wave(min(config.batch, max_attempts - funnel.attempts))
-            if not plans:
-                break
-            wave = WaveInput(config=config, run_id=run_id, seen=list(funnel.seen))
-            shared = spread.share(wave)
-            jobs = [Job(id=str(p.attempt), fn=run_attempt, args=(shared, p)) for p in plans]
-            results = {r.id: r async for r in spread.as_completed(jobs)}
-            wave_start = len(funnel.seen)
-            for plan in plans:
-                result = results[str(plan.attempt)]
-                outcome = result.value if result.ok else _failed(plan, result)
-                if len(plans) == 1:
-                    # the sequential build continues the attempt's stream (a failed job
-                    # hands back the state it started from)
-                    funnel.rng.setstate(outcome.rng_state)
-                outcome = funnel.settle(plan, outcome, wave_start)
-                _record(store, run_id, outcome)
-                status = funnel.apply(plan, outcome)
-                store.add_attempt(
-                    run_id,
-                    plan.attempt,
-                    candidate_id=None,
-                    status=status,
-                    reason=f"{outcome.stage}: {outcome.reason}" if outcome.reason else "",
-                    detail={
-                        **outcome.detail,
-                        "stage": outcome.stage,
-                        "task_id": outcome.task["id"] if status == "accepted" else None,
-                    },
-                    seconds=outcome.seconds,
-                )
-                if progress:
-                    progress(len(funnel.accepted), config.n, funnel.attempts)
+        await _pipeline(config, funnel, spread, max_attempts, run_id, store, progress)
         write_tasks(out, funnel.accepted)
         store.add_event(
             run_id,
@@ -322,6 +307,81 @@ async def abuild(
         batch=config.batch,
         executor=spread.describe(),
     )
+
+
+async def _pipeline(
+    config: BuildConfig,
+    funnel: _Funnel,
+    spread: Executor,
+    max_attempts: int,
+    run_id: str,
+    store: Any,
+    progress: Callable[[int, int, int], None] | None,
+) -> None:
+    """Keep up to `config.batch` attempts in flight on `spread` and settle them in attempt
+    order; new attempts are drawn only right after a settlement (or at the start), so
+    every draw sees the same settled state whatever the executor and however long each
+    job takes."""
+    from scigate.executor import Job
+
+    slots = asyncio.Semaphore(max(1, spread.workers))
+    running: dict[int, tuple[AttemptPlan, asyncio.Future]] = {}
+    shared, shared_len = None, -1
+    planned = 0
+
+    async def bounded(job: Job) -> JobResult:
+        async with slots:
+            return await spread.run(job)
+
+    def fill() -> None:
+        nonlocal shared, shared_len, planned
+        while not funnel.finished and len(running) < config.batch and planned < max_attempts:
+            # the accepted questions travel to the workers when a batch of them is new
+            # (each time one is, with a batch of 1); the driver checks the ones after
+            if shared is None or len(funnel.seen) - shared_len >= config.batch:
+                common = BuildInput(config=config, run_id=run_id, seen=list(funnel.seen))
+                shared, shared_len = spread.share(common), len(funnel.seen)
+            plan = funnel.plan(planned + 1, shared_len)
+            if plan is None:
+                return
+            planned += 1
+            job = Job(id=str(plan.attempt), fn=run_attempt, args=(shared, plan))
+            running[plan.attempt] = (plan, asyncio.ensure_future(bounded(job)))
+
+    try:
+        fill()
+        while running:
+            plan, future = running.pop(funnel.attempts + 1)
+            result = await future
+            outcome = result.value if result.ok else _failed(plan, result)
+            if config.batch == 1:
+                # the sequential build continues the attempt's stream (a failed job
+                # hands back the state it started from)
+                funnel.rng.setstate(outcome.rng_state)
+            outcome = funnel.settle(plan, outcome)
+            _record(store, run_id, outcome)
+            status = funnel.apply(plan, outcome)
+            store.add_attempt(
+                run_id,
+                plan.attempt,
+                candidate_id=None,
+                status=status,
+                reason=f"{outcome.stage}: {outcome.reason}" if outcome.reason else "",
+                detail={
+                    **outcome.detail,
+                    "stage": outcome.stage,
+                    "task_id": outcome.task["id"] if status == "accepted" else None,
+                },
+                seconds=outcome.seconds,
+            )
+            if progress:
+                progress(len(funnel.accepted), config.n, funnel.attempts)
+            fill()
+    finally:
+        for _, future in running.values():
+            future.cancel()
+        if running:
+            await asyncio.gather(*(f for _, f in running.values()), return_exceptions=True)
 
 
 def _record(store: Any, run_id: str, outcome: AttemptOutcome) -> None:

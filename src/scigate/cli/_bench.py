@@ -198,7 +198,7 @@ def build_cmd(
     batch: int = typer.Option(
         1,
         "--batch",
-        help="Attempts drawn per wave and run at once (default 1: the sequential build). "
+        help="Attempts in flight at once (default 1: the sequential build). "
         "The tasks depend on --seed and --batch, never on the executor or its workers.",
     ),
     executor: ExecutorOption = "local",
@@ -277,7 +277,7 @@ def build_cmd(
         )
         if report.batch > 1 or report.executor.get("name") != "local":
             shown.print(
-                f"waves of {report.batch} on {report.executor.get('name')} "
+                f"batch {report.batch} on {report.executor.get('name')} "
                 f"({report.executor.get('workers')} workers)",
                 highlight=False,
             )

@@ -1,6 +1,6 @@
-"""`bench build --batch N`: attempts run in waves on an executor; the output depends on the
-seed and the batch only, quotas and duplicates within a wave are settled in attempt order,
-and a job that keeps failing is an `error` attempt, never a task."""
+"""`bench build --batch N`: N attempts in flight on an executor; the output depends on the
+seed and the batch only, quotas and duplicates among attempts in flight are settled in
+attempt order, and a job that keeps failing is an `error` attempt, never a task."""
 
 from __future__ import annotations
 
@@ -40,26 +40,29 @@ def test_the_same_seed_and_batch_give_the_same_build_with_any_worker_count(tmp_p
     assert (one.executor["workers"], three.executor["workers"]) == (1, 3)
 
 
-def test_an_attempt_for_a_cell_filled_earlier_in_its_wave_is_rejected_not_dropped(
+def test_an_attempt_for_a_cell_filled_while_it_ran_is_rejected_not_dropped(
     tmp_path: Path,
 ) -> None:
     config = BuildConfig(n=2, levels=[1], formats=["question & answer"], seed=1, batch=6)
     report, _, rows = _build(config, tmp_path, "b")
     assert report.accepted == 2 and len(read_tasks(tmp_path / "b.jsonl")) == 2
-    assert len(rows) == report.attempts == 6  # every attempt of the wave is recorded
+    # every attempt is recorded, in order, including those whose cell filled while they ran
+    assert [r["round"] for r in rows] == list(range(1, report.attempts + 1))
     quota = [r for r in rows if r["detail"]["stage"] == "quota"]
     assert quota and report.rejected["quota"] == len(quota)
     for r in quota:
         assert r["status"] == "rejected"
-        assert r["reason"] == "quota: cell L1/question & answer was filled earlier in this wave"
+        assert r["reason"] == "quota: cell L1/question & answer was filled while it ran"
         assert r["detail"]["task_id"] is None
 
 
-def test_a_near_duplicate_of_a_task_accepted_earlier_in_the_wave_is_rejected(
-    tmp_path: Path,
+@pytest.mark.parametrize("batch", [1, 4])
+def test_a_near_duplicate_is_rejected_by_the_job_or_by_the_driver(
+    tmp_path: Path, batch: int
 ) -> None:
-    # every question is a near duplicate of every other at similarity 0
-    config = BuildConfig(n=3, levels=[1], seed=2, batch=4, similarity=0.0, max_attempts=4)
+    # every question is a near duplicate of every other at similarity 0: with a batch of
+    # 1 the job sees task 1; with 4 the attempts in flight with it are the driver's
+    config = BuildConfig(n=3, levels=[1], seed=2, batch=batch, similarity=0.0, max_attempts=5)
     report, _, rows = _build(config, tmp_path, "d")
     assert report.accepted == 1
     dupes = [r for r in rows if r["detail"]["stage"] == "duplicate"]
@@ -132,7 +135,7 @@ def test_cli_batch_and_executor_options(tmp_path: Path) -> None:
     assert report["batch"] == 3 and report["executor"] == {"name": "local", "workers": 2}
 
 
-def test_report_and_release_show_the_waves(tmp_path: Path) -> None:
+def test_report_and_release_show_the_batch(tmp_path: Path) -> None:
     from scigate.bench import build_funnel, datasheet, release_conditions
 
     config = BuildConfig(n=2, levels=[1], formats=["question & answer"], seed=1, batch=4)
