@@ -3,8 +3,8 @@ solve and judge one draft, wherever the executor runs it.
 
 The job gets its cell, domain, kind and random state from the driver and returns an
 `AttemptOutcome` (with the model call records of its solver); it writes nothing. The
-driver applies outcomes in attempt order: duplicates of tasks accepted earlier in the
-same batch, quotas, and the run database are the driver's.
+driver settles outcomes in attempt order: duplicates of tasks accepted while the job ran
+(after the snapshot it was sent), quotas, and the run database are the driver's.
 """
 
 from __future__ import annotations

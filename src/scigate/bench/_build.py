@@ -148,13 +148,12 @@ class _Funnel:
         self.attempts = 0
         self.pending: Counter[tuple[int, str]] = Counter()  # in flight, not yet settled
         self.pending_domain: Counter[str] = Counter()
-        self.finished = False  # every cell filled or blocked
 
     def plan(self, attempt: int, seen: int) -> AttemptPlan | None:
         """Attempt number `attempt`, drawn from the settled state as if the attempts in
         flight were accepted (so the batch spreads over the open cells); None when every
-        cell is filled or blocked (`finished`) or has enough attempts in flight. `seen`:
-        how many accepted questions its job is sent.
+        cell is filled or blocked or has enough attempts in flight. `seen`: how many
+        accepted questions its job is sent.
 
         With a batch of 1 the attempt continues the build's own random stream (the
         sequential build); with more, each attempt gets a stream seeded from it, so its
@@ -165,11 +164,8 @@ class _Funnel:
             for lv in config.levels
         }
         blocked = {lv for lv, ds in level_ok.items() if not ds}
-        if all(self.done[c] >= q or c[0] in blocked for c, q in self.quotas.items()):
-            self.finished = True
-            return None
         cell = _pick_cell(self.quotas, self.done, blocked, self.pending)
-        if cell is None:  # enough in flight for every open cell: wait for one to settle
+        if cell is None:  # nothing open, or enough in flight: wait for a settlement
             return None
         level, fmt = cell
         domain = min(
@@ -335,7 +331,7 @@ async def _pipeline(
 
     def fill() -> None:
         nonlocal shared, shared_len, planned
-        while not funnel.finished and len(running) < config.batch and planned < max_attempts:
+        while len(running) < config.batch and planned < max_attempts:
             # the accepted questions travel to the workers when a batch of them is new
             # (each time one is, with a batch of 1); the driver checks the ones after
             if shared is None or len(funnel.seen) - shared_len >= config.batch:
