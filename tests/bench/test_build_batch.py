@@ -167,3 +167,12 @@ def test_solver_calls_made_in_jobs_are_stored_by_the_driver(tmp_path: Path) -> N
     assert solved and len(calls) == sum(r["detail"]["solver"]["calls"] for r in solved)
     keys = {c["call_key"].split("#")[0] for c in calls}
     assert keys == {f"bench-build/{report.run_id}/{r['round']}/solver" for r in solved}
+
+
+def test_a_cell_gets_at_most_two_attempts_in_flight_per_missing_task(tmp_path: Path) -> None:
+    # one task wanted and a batch of 8: two attempts run at once, not eight (the others
+    # would mostly end as quota rejections after paying for every stage)
+    config = BuildConfig(n=1, levels=[1], formats=["multiple choice"], seed=0, batch=8)
+    report, _, rows = _build(config, tmp_path, "c", workers=8)
+    assert report.accepted == 1
+    assert report.rejected.get("quota", 0) <= 1
