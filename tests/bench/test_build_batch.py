@@ -173,6 +173,6 @@ def test_a_cell_gets_at_most_two_attempts_in_flight_per_missing_task(tmp_path: P
     # one task wanted and a batch of 8: two attempts run at once, not eight (the others
     # would mostly end as quota rejections after paying for every stage)
     config = BuildConfig(n=1, levels=[1], formats=["multiple choice"], seed=0, batch=8)
-    report, _, rows = _build(config, tmp_path, "c", workers=8)
+    report, _, _ = _build(config, tmp_path, "c", workers=8)
     assert report.accepted == 1
     assert report.rejected.get("quota", 0) <= 1
