@@ -15,7 +15,7 @@ from scigate.bench._answer import (
     task_format,
     task_path,
 )
-from scigate.bench._build import BuildConfig, BuildReport, abuild, build
+from scigate.bench._build import BuildConfig, BuildReport, abuild, build, check_build
 from scigate.bench._derive import TaskOutcome, default_workers, derive_one, run_tasks, verify_one
 from scigate.bench._files import read_tasks, write_tasks
 from scigate.bench._release import datasheet, release_conditions, write_release
@@ -31,6 +31,7 @@ __all__ = [
     "abuild",
     "build",
     "build_funnel",
+    "check_build",
     "datasheet",
     "default_workers",
     "derive_one",

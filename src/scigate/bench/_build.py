@@ -6,13 +6,17 @@ database whatever happens (status `accepted`, `rejected`, or the solver's or the
 `unjudged`/`error`, the stage and the reason).
 An accepted task is re-derived from its own JSON (`execute_task`) before it is kept, so
 `bench verify` re-derives every answer the build writes.
+
+Attempts run as executor jobs (`_attempt.run_attempt`), `batch` of them in flight; this
+driver draws attempt k + batch once attempt k is settled, settles outcomes in attempt order
+(duplicates of and quotas filled by attempts that were in flight with it) and is the only
+writer of the run database. A batch of one continues a single random stream: the
+sequential build.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import random
 import time
 from collections import Counter
@@ -22,25 +26,21 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scigate.bench._answer import FORMATS, Underivable, execute_task, same_answer
-from scigate.bench._catalog import given_for
-from scigate.bench._compose import Draft, Rejected, compose, sample_subset
-from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY, load_entities
+from scigate.bench._answer import FORMATS
+from scigate.bench._attempt import STAGES, AttemptOutcome, AttemptPlan, BuildInput, run_attempt
+from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY
 from scigate.bench._files import write_tasks
-from scigate.bench._judge import Unjudged, judge_task
-from scigate.bench._solver import check_solver_method, solve_task, solver_space
-from scigate.bench._write import (
-    LETTERS,
-    Worded,
-    _options,
-    rule_problems,
-    write_llm,
-    write_templates,
-)
+from scigate.bench._solver import check_solver_method
+from scigate.bench._write import LETTERS
 from scigate.errors import BadInput
+from scigate.executor import Executor, JobResult
 
 DOMAINS = ("chemistry", "biology", "materials")
 GIVE_UP_AFTER = 8  # consecutive failed attempts before a domain is skipped for a level
+# At most this many attempts in flight per task a cell still needs: about half of the
+# attempts fail, so more would mostly be wasted (rejected at `quota` after paying for their
+# solver and judge calls), fewer would leave workers idle near the end of a build.
+IN_FLIGHT_PER_TASK = 2
 
 
 class BuildConfig(BaseModel):
@@ -59,6 +59,7 @@ class BuildConfig(BaseModel):
     seed: int = 0
     max_attempts: int | None = None  # default 25 per task
     similarity: float = 0.9  # token Jaccard at which a question is a near duplicate
+    batch: int = 1  # attempts in flight (1: the sequential build, one random stream)
 
 
 class BuildReport(BaseModel):
@@ -73,6 +74,8 @@ class BuildReport(BaseModel):
     rejected: dict[str, int]
     out: str
     seconds: float
+    batch: int = 1
+    executor: dict[str, Any] = Field(default_factory=dict)  # which executor, how many workers
 
 
 def _quotas(config: BuildConfig) -> dict[tuple[int, str], int]:
@@ -81,89 +84,163 @@ def _quotas(config: BuildConfig) -> dict[tuple[int, str], int]:
     return {c: base + (1 if i < extra else 0) for i, c in enumerate(cells)}
 
 
-def _task_id(task: dict[str, Any]) -> str:
-    key = json.dumps([task["question"], task["tool_path"], task["Parameter"]], sort_keys=True)
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
-
-
-def _task_json(draft: Draft, fmt: str, worded: Worded, subset: list[str]) -> dict[str, Any]:
-    labels = [e.label for e in draft.entities]
-    plan: dict[str, Any] = {"rule": draft.rule, "given": given_for(draft.path)}
-    if worded.claim is not None:
-        plan["claim"] = worded.claim
-    task: dict[str, Any] = {
-        "question": worded.question,
-        "tool_path": draft.path,
-        "Parameter": labels[0] if draft.level == 1 else labels,
-        "level": draft.level,
-        "format": fmt,
-        "domain": draft.domain,
-        "plan": plan,
-    }
-    if worded.options:
-        task["options"] = worded.options
-    executed = execute_task(task)
-    task["answer"] = executed.answer
-    task["plan"] = {
-        **executed.plan,
-        "distractors": draft.distractors,
-        "subset": subset,
-        "entities": {e.label[:80]: e.name for e in draft.entities},
-    }
-    task["id"] = _task_id(task)
-    return task
-
-
-def _screen_view(draft: Draft, worded: Worded, rng: random.Random) -> tuple[str, dict[str, str]]:
-    if worded.options:
-        return worded.question, worded.options
-    plain = write_templates(draft, "question & answer", random.Random(rng.random()))
-    return plain.question, _options(draft, rng)
-
-
-async def _screen(
-    config: BuildConfig, draft: Draft, worded: Worded, rng: random.Random, responders: list[Any]
-) -> tuple[str | None, list[dict[str, Any]]]:
-    from scigate.gate import Candidate, run_screen
-
-    question, options = _screen_view(draft, worded, rng)
-    letter = next(k for k, v in options.items() if same_answer(v, draft.core))
-    candidate = Candidate(question=question, options=options, answer=letter)
-    results = []
-    for responder in responders:
-        result = await run_screen(candidate, responder, calls=config.screen_calls, seed=config.seed)
-        results.append(
-            {
-                "screen": responder.name,
-                "solved": result.solved,
-                "correct_calls": result.correct_calls,
-                "reason": result.reason,
-            }
-        )
-        if result.solved or result.inconclusive:
-            return result.reason, results
-    return None, results
-
-
-async def _solve(
-    config: BuildConfig, store: Any, run_id: str, attempt: int, space: Any, task: dict[str, Any]
-) -> dict[str, Any]:
-    """The solver stage; its model calls are stored under the attempt's call key."""
-    from scigate.llm import get_model
-
-    key = f"bench-build/{run_id}/{attempt}/solver"
-    recorder = store.recorder(run_id=run_id, role="solver", call_key=key)
-    model = get_model(config.solver, recorder=recorder)
-    return await solve_task(model, space, task, config.solver_method)
-
-
 def _pick_cell(
-    quotas: dict[tuple[int, str], int], done: Counter[tuple[int, str]], blocked: set[int]
+    quotas: dict[tuple[int, str], int],
+    done: Counter[tuple[int, str]],
+    blocked: set[int],
+    pending: Counter[tuple[int, str]],
 ) -> tuple[int, str] | None:
-    open_cells = [c for c, q in quotas.items() if done[c] < q and c[0] not in blocked]
+    """The open cell furthest below its quota, counting `pending` attempts as filled,
+    among those with fewer than IN_FLIGHT_PER_TASK attempts in flight per task missing."""
+    open_cells = [
+        c
+        for c, q in quotas.items()
+        if done[c] < q and c[0] not in blocked and pending[c] < IN_FLIGHT_PER_TASK * (q - done[c])
+    ]
     if not open_cells:
         return None
-    return max(open_cells, key=lambda c: (quotas[c] - done[c], -list(quotas).index(c)))
+    order = list(quotas)
+    return max(open_cells, key=lambda c: (quotas[c] - done[c] - pending[c], -order.index(c)))
+
+
+def check_build(config: BuildConfig) -> None:
+    """BadInput, before any work, for options no build can run with (levels, counts, the
+    batch, model specs and screens)."""
+    bad_levels = [lv for lv in config.levels if lv not in (1, 2, 3, 4)]
+    if bad_levels or not config.levels:
+        raise BadInput(f"--levels takes 1, 2, 3 and/or 4, got {config.levels}")
+    if config.n < 1:
+        raise BadInput("--n must be at least 1")
+    if config.batch < 1:
+        raise BadInput(f"--batch must be at least 1, got {config.batch}")
+    _check_models(config)
+
+
+def _check_models(config: BuildConfig) -> None:
+    """Every model spec and screen usable (the workers rebuild them from their specs)."""
+    from scigate.gate import make_responder
+    from scigate.llm import check_spec, get_model
+
+    for spec in config.screens:
+        make_responder(spec)
+    if config.generator != "templates":
+        get_model(config.generator)
+    if config.solver:
+        check_solver_method(config.solver_method)
+        check_spec(config.solver)
+    if config.judge:
+        get_model(config.judge)
+
+
+class _Funnel:
+    """The driver's state: what is accepted, per cell and domain, and the random stream."""
+
+    def __init__(self, config: BuildConfig) -> None:
+        self.config = config
+        self.rng = random.Random(config.seed)
+        self.quotas = _quotas(config)
+        self.done: Counter[tuple[int, str]] = Counter()
+        self.by_domain: Counter[str] = Counter()
+        self.rejected: Counter[str] = Counter()
+        self.streak: Counter[tuple[str, int]] = Counter()
+        self.accepted: list[dict[str, Any]] = []
+        self.seen: list[frozenset[str]] = []
+        self.attempts = 0
+        self.pending: Counter[tuple[int, str]] = Counter()  # in flight, not yet settled
+        self.pending_domain: Counter[str] = Counter()
+
+    def plan(self, attempt: int, seen: int) -> AttemptPlan | None:
+        """Attempt number `attempt`, drawn from the settled state as if the attempts in
+        flight were accepted (so the batch spreads over the open cells); None when every
+        cell is filled or blocked or has enough attempts in flight. `seen`: how many
+        accepted questions its job is sent.
+
+        With a batch of 1 the attempt continues the build's own random stream (the
+        sequential build); with more, each attempt gets a stream seeded from it, so its
+        draws never depend on where or when the others run."""
+        rng, config = self.rng, self.config
+        level_ok = {
+            lv: [d for d in config.domains if self.streak[(d, lv)] < GIVE_UP_AFTER]
+            for lv in config.levels
+        }
+        blocked = {lv for lv, ds in level_ok.items() if not ds}
+        cell = _pick_cell(self.quotas, self.done, blocked, self.pending)
+        if cell is None:  # nothing open, or enough in flight: wait for a settlement
+            return None
+        level, fmt = cell
+        domain = min(
+            level_ok[level],
+            key=lambda d: (self.by_domain[d] + self.pending_domain[d], rng.random()),
+        )
+        kinds = [k for k in DOMAIN_KINDS[domain] if level == 1 or k not in SINGLE_ONLY]
+        kind = rng.choice(kinds)
+        if config.batch == 1:
+            state = rng.getstate()
+        else:
+            state = random.Random(rng.getrandbits(64)).getstate()
+        self.pending[cell] += 1
+        self.pending_domain[domain] += 1
+        return AttemptPlan(
+            attempt=attempt,
+            level=level,
+            format=fmt,
+            domain=domain,
+            kind=kind,
+            rng_state=state,
+            seen=seen,
+        )
+
+    def settle(self, plan: AttemptPlan, out: AttemptOutcome) -> AttemptOutcome:
+        """The outcome in the light of the attempts settled while it ran: a near
+        duplicate of a task accepted after its job's snapshot, or a task for a cell
+        they filled, is rejected."""
+        from scigate.gate._similarity import jaccard, tokens
+
+        passed = out.status == "passed"
+        if passed or out.stage in STAGES[STAGES.index("duplicate") + 1 :]:
+            mine = tokens(out.detail.get("question", ""))
+            for i in range(plan.seen, len(self.seen)):
+                if jaccard(mine, self.seen[i]) >= self.config.similarity:
+                    reason = f"near duplicate of task {i + 1}"
+                    return out.model_copy(
+                        update={"stage": "duplicate", "status": "rejected", "reason": reason}
+                    )
+        cell = (plan.level, plan.format)
+        if passed and self.done[cell] >= self.quotas[cell]:
+            reason = f"cell L{plan.level}/{plan.format} was filled while it ran"
+            return out.model_copy(update={"stage": "quota", "status": "rejected", "reason": reason})
+        return out
+
+    def apply(self, plan: AttemptPlan, out: AttemptOutcome) -> str:
+        """Count the attempt; its status in the run database."""
+        self.attempts += 1
+        self.pending[(plan.level, plan.format)] -= 1
+        self.pending_domain[plan.domain] -= 1
+        if out.status == "passed" and out.task is not None:
+            from scigate.gate._similarity import tokens
+
+            self.accepted.append(out.task)
+            self.seen.append(tokens(out.task["question"]))
+            self.done[(plan.level, plan.format)] += 1
+            self.by_domain[plan.domain] += 1
+            self.streak[(plan.domain, plan.level)] = 0
+            return "accepted"
+        self.rejected[out.stage] += 1
+        if out.stage == "compose":
+            self.streak[(plan.domain, plan.level)] += 1
+        return out.status
+
+
+def _failed(plan: AttemptPlan, result: JobResult) -> AttemptOutcome:
+    """The `error` outcome of a job that kept failing on the executor."""
+    return AttemptOutcome(
+        attempt=plan.attempt,
+        stage="job",
+        status="error",
+        reason=f"failed after {result.attempts} tries: {result.error}",
+        detail=plan.model_dump(include={"level", "format", "domain", "kind"}),
+        rng_state=plan.rng_state,
+    )
 
 
 async def abuild(
@@ -171,145 +248,33 @@ async def abuild(
     db: str | Path,
     out: str | Path,
     progress: Callable[[int, int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> BuildReport:
-    """Build `config.n` tasks into `out`, recording every attempt in the run database `db`."""
-    from scigate.gate import make_responder
-    from scigate.gate._similarity import jaccard, tokens
+    """Build `config.n` tasks into `out`, recording every attempt in the run database `db`.
+
+    Attempts run as jobs on `executor` (default: a local executor with `config.batch`
+    threads), `config.batch` of them in flight; the tasks and attempt records depend on
+    the seed and the batch, not on the executor or its workers. This process stays the
+    only writer of `db` and `out`."""
+    from scigate.executor import LocalExecutor
     from scigate.store import Store
 
-    bad_levels = [lv for lv in config.levels if lv not in (1, 2, 3, 4)]
-    if bad_levels or not config.levels:
-        raise BadInput(f"--levels takes 1, 2, 3 and/or 4, got {config.levels}")
-    if config.n < 1:
-        raise BadInput("--n must be at least 1")
-    responders = [make_responder(s) for s in config.screens]
-    writer = None
-    if config.generator != "templates":
-        from scigate.llm import get_model
-
-        writer = get_model(config.generator)
-    space = None
-    if config.solver:
-        from scigate.llm import check_spec
-
-        check_solver_method(config.solver_method)
-        check_spec(config.solver)
-        space = solver_space()
-    judge = None
-    if config.judge:
-        from scigate.llm import get_model
-
-        judge = get_model(config.judge)
-    rng = random.Random(config.seed)
-    entities = load_entities()
-    quotas = _quotas(config)
+    check_build(config)
     max_attempts = config.max_attempts or 25 * config.n
     started = time.perf_counter()
     store = Store(db)
     run_id = store.create_run("bench-build", config=config.model_dump())
-    done: Counter[tuple[int, str]] = Counter()
-    by_domain: Counter[str] = Counter()
-    rejected: Counter[str] = Counter()
-    streak: Counter[tuple[str, int]] = Counter()
-    accepted: list[dict[str, Any]] = []
-    seen_tokens: list[frozenset[str]] = []
-    attempts = 0
-    cache: dict = {}
+    own = executor is None
+    spread = executor if executor is not None else LocalExecutor(config.batch)
+    funnel = _Funnel(config)
     try:
-        while attempts < max_attempts:
-            level_ok = {
-                lv: [d for d in config.domains if streak[(d, lv)] < GIVE_UP_AFTER]
-                for lv in config.levels
-            }
-            cell = _pick_cell(quotas, done, {lv for lv, ds in level_ok.items() if not ds})
-            if cell is None:
-                break
-            level, fmt = cell
-            domain = min(level_ok[level], key=lambda d: (by_domain[d], rng.random()))
-            kinds = [k for k in DOMAIN_KINDS[domain] if level == 1 or k not in SINGLE_ONLY]
-            kind = rng.choice(kinds)
-            t0 = time.perf_counter()
-            detail: dict[str, Any] = {"level": level, "format": fmt, "domain": domain, "kind": kind}
-            stage, reason, task, status = "compose", "", None, "rejected"
-            try:
-                draft = compose(level, domain, kind, entities[kind], rng, cache)
-                detail["path"] = draft.path
-                subset = sample_subset(domain, draft.entities[0].type, rng, 12)
-                subset = list(dict.fromkeys([*draft.path, *subset]))
-                stage = "write"
-                if writer is None:
-                    worded = write_templates(draft, fmt, rng)
-                else:
-                    worded, call = await write_llm(writer, draft, fmt, subset, rng)
-                    detail["writer"] = call
-                detail["question"] = worded.question
-                stage = "rules"
-                problems = rule_problems(draft, worded)
-                if problems:
-                    raise Rejected("; ".join(problems))
-                stage = "screen"
-                if responders:
-                    why, screens = await _screen(config, draft, worded, rng, responders)
-                    detail["screens"] = screens
-                    if why:
-                        raise Rejected(why)
-                stage = "duplicate"
-                mine = tokens(worded.question)
-                twin = next(
-                    (
-                        i
-                        for i, other in enumerate(seen_tokens)
-                        if jaccard(mine, other) >= config.similarity
-                    ),
-                    None,
-                )
-                if twin is not None:
-                    raise Rejected(f"near duplicate of task {twin + 1}")
-                stage = "verify"
-                task = _task_json(draft, fmt, worded, subset)
-                if not same_answer(execute_task(task).answer, task["answer"]):
-                    raise Rejected("the task does not re-derive its own answer")
-                if space is not None:
-                    stage = "solver"
-                    detail["solver"] = await _solve(
-                        config, store, run_id, attempts + 1, space, task
-                    )
-                if judge is not None:
-                    stage = "judge"
-                    detail["judge"] = await judge_task(judge, task)
-            except (Rejected, Underivable) as exc:
-                if stage == "solver":
-                    detail["solver"] = getattr(exc, "record", None)
-                reason = str(exc)
-                task = None
-                status = exc.status if isinstance(exc, Unjudged) else "rejected"
-            attempts += 1
-            if task is not None:
-                status = "accepted"
-            if task is not None:
-                accepted.append(task)
-                seen_tokens.append(tokens(task["question"]))
-                done[cell] += 1
-                by_domain[domain] += 1
-                streak[(domain, level)] = 0
-            else:
-                rejected[stage] += 1
-                if stage == "compose":
-                    streak[(domain, level)] += 1
-            store.add_attempt(
-                run_id,
-                attempts,
-                candidate_id=None,
-                status=status,
-                reason=f"{stage}: {reason}" if reason else "",
-                detail={**detail, "stage": stage, "task_id": task and task["id"]},
-                seconds=round(time.perf_counter() - t0, 3),
-            )
-            if progress:
-                progress(len(accepted), config.n, attempts)
-        write_tasks(out, accepted)
+        store.add_event(run_id, "executor", spread.describe())
+        await _pipeline(config, funnel, spread, max_attempts, run_id, store, progress)
+        write_tasks(out, funnel.accepted)
         store.add_event(
-            run_id, "bench-build-done", {"accepted": len(accepted), "attempts": attempts}
+            run_id,
+            "bench-build-done",
+            {"accepted": len(funnel.accepted), "attempts": funnel.attempts},
         )
         store.set_run_status(run_id, "finished")
     except BaseException as exc:
@@ -322,18 +287,107 @@ async def abuild(
         raise
     finally:
         store.close()
-    cells = {f"L{lv}/{f}": done[(lv, f)] for (lv, f) in quotas}
+        if own:
+            spread.close()
+    cells = {f"L{lv}/{f}": funnel.done[(lv, f)] for (lv, f) in funnel.quotas}
     return BuildReport(
         run_id=run_id,
         target=config.n,
-        accepted=len(accepted),
-        attempts=attempts,
+        accepted=len(funnel.accepted),
+        attempts=funnel.attempts,
         cells=cells,
-        domains=dict(by_domain),
-        rejected=dict(rejected),
+        domains=dict(funnel.by_domain),
+        rejected=dict(funnel.rejected),
         out=str(out),
         seconds=round(time.perf_counter() - started, 2),
+        batch=config.batch,
+        executor=spread.describe(),
     )
+
+
+async def _pipeline(
+    config: BuildConfig,
+    funnel: _Funnel,
+    spread: Executor,
+    max_attempts: int,
+    run_id: str,
+    store: Any,
+    progress: Callable[[int, int, int], None] | None,
+) -> None:
+    """Keep up to `config.batch` attempts in flight on `spread` and settle them in attempt
+    order; new attempts are drawn only right after a settlement (or at the start), so
+    every draw sees the same settled state whatever the executor and however long each
+    job takes."""
+    from scigate.executor import Job
+
+    slots = asyncio.Semaphore(max(1, spread.workers))
+    running: dict[int, tuple[AttemptPlan, asyncio.Future]] = {}
+    shared, shared_len = None, -1
+    planned = 0
+
+    async def bounded(job: Job) -> JobResult:
+        async with slots:
+            return await spread.run(job)
+
+    def fill() -> None:
+        nonlocal shared, shared_len, planned
+        while len(running) < config.batch and planned < max_attempts:
+            # the accepted questions travel to the workers when a batch of them is new
+            # (each time one is, with a batch of 1); the driver checks the ones after
+            if shared is None or len(funnel.seen) - shared_len >= config.batch:
+                common = BuildInput(config=config, run_id=run_id, seen=list(funnel.seen))
+                shared, shared_len = spread.share(common), len(funnel.seen)
+            plan = funnel.plan(planned + 1, shared_len)
+            if plan is None:
+                return
+            planned += 1
+            job = Job(id=str(plan.attempt), fn=run_attempt, args=(shared, plan))
+            running[plan.attempt] = (plan, asyncio.ensure_future(bounded(job)))
+
+    try:
+        fill()
+        while running:
+            plan, future = running.pop(funnel.attempts + 1)
+            result = await future
+            outcome = result.value if result.ok else _failed(plan, result)
+            if config.batch == 1:
+                # the sequential build continues the attempt's stream (a failed job
+                # hands back the state it started from)
+                funnel.rng.setstate(outcome.rng_state)
+            outcome = funnel.settle(plan, outcome)
+            _record(store, run_id, outcome)
+            status = funnel.apply(plan, outcome)
+            store.add_attempt(
+                run_id,
+                plan.attempt,
+                candidate_id=None,
+                status=status,
+                reason=f"{outcome.stage}: {outcome.reason}" if outcome.reason else "",
+                detail={
+                    **outcome.detail,
+                    "stage": outcome.stage,
+                    "task_id": outcome.task["id"] if status == "accepted" else None,
+                },
+                seconds=outcome.seconds,
+            )
+            if progress:
+                progress(len(funnel.accepted), config.n, funnel.attempts)
+            fill()
+    finally:
+        for _, future in running.values():
+            future.cancel()
+        if running:
+            await asyncio.gather(*(f for _, f in running.values()), return_exceptions=True)
+
+
+def _record(store: Any, run_id: str, outcome: AttemptOutcome) -> None:
+    """Store the model calls the attempt's solver made (under the attempt's call key)."""
+    recorders: dict[str, Callable[[Any], None]] = {}
+    for role, record in outcome.calls:
+        if role not in recorders:
+            key = f"bench-build/{run_id}/{outcome.attempt}/{role}"
+            recorders[role] = store.recorder(run_id=run_id, role=role, call_key=key)
+        recorders[role](record)
 
 
 def build(config: BuildConfig, db: str | Path, out: str | Path, **kw: Any) -> BuildReport:
@@ -341,4 +395,4 @@ def build(config: BuildConfig, db: str | Path, out: str | Path, **kw: Any) -> Bu
     return asyncio.run(abuild(config, db, out, **kw))
 
 
-__all__ = ["LETTERS", "BuildConfig", "BuildReport", "abuild", "build"]
+__all__ = ["LETTERS", "BuildConfig", "BuildReport", "abuild", "build", "check_build"]

@@ -131,6 +131,7 @@ def release_conditions(
         "run_id": funnel["run_id"],
         "generator": config.get("generator"),
         "seed": config.get("seed"),
+        "batch": config.get("batch", 1),  # the tasks depend on the seed and the batch
         "levels": config.get("levels"),
         "versions": _versions(),
         "entity_sets": _entity_sets(attempts),
@@ -151,7 +152,9 @@ def datasheet(c: dict[str, Any]) -> str:
         f"# Datasheet: {c['bench_file']}",
         "",
         f"{c['tasks']} tasks with executed gold answers, built by `scigate bench build` "
-        f"(run {c['run_id']}, generator `{c['generator']}`, seed {c['seed']}).",
+        f"(run {c['run_id']}, generator `{c['generator']}`, seed {c['seed']}"
+        + (f", --batch {c['batch']}" if c.get("batch", 1) > 1 else "")
+        + ").",
         "",
         "## Tasks by level and format",
         "",

@@ -195,10 +195,26 @@ def build_cmd(
     max_attempts: int | None = typer.Option(
         None, "--max-attempts", help="Give up after this many attempts (default: 25 per task)."
     ),
+    batch: int = typer.Option(
+        1,
+        "--batch",
+        help="Attempts in flight at once (default 1: the sequential build). "
+        "The tasks depend on --seed and --batch, never on the executor or its workers.",
+    ),
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        help="Local executor: threads (default: the batch). Ray without --ray-address: "
+        "the CPUs of the Ray started here.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the funnel as JSON."),
 ) -> None:
     """Build tasks with executed gold answers: balanced levels and formats, screened, deduplicated."""
-    from scigate.bench import BuildConfig, build
+    from scigate.bench import BuildConfig, build, check_build
+    from scigate.cli._executor import check_executor
+    from scigate.executor import make_executor
 
     try:
         wanted = [int(x) for x in levels.split(",") if x.strip()]
@@ -214,7 +230,16 @@ def build_cmd(
         solver_method=solver_method,
         seed=seed,
         max_attempts=max_attempts,
+        batch=batch,
     )
+    check_build(config)
+    if workers is not None and workers < 1:
+        raise BadInput(f"--workers must be at least 1, got {workers}")
+    if workers is not None and ray_address:
+        raise BadInput("--workers sets local threads or a local Ray's CPUs, not a cluster's")
+    check_executor(executor, ray_address)
+    if workers is None and executor == "local":
+        workers = batch
     console = Console(stderr=True)
     bar = Progress(
         TextColumn("[bold]bench build[/bold]"),
@@ -226,14 +251,21 @@ def build_cmd(
         transient=True,
         disable=not console.is_terminal,
     )
-    with bar:
-        task = bar.add_task("build", total=n, attempts=0)
-        report = build(
-            config,
-            db,
-            out,
-            progress=lambda done, total, tried: bar.update(task, completed=done, attempts=tried),
-        )
+    spread = make_executor(executor, address=ray_address, workers=workers)
+    try:
+        with bar:
+            task = bar.add_task("build", total=n, attempts=0)
+            report = build(
+                config,
+                db,
+                out,
+                progress=lambda done, total, tried: bar.update(
+                    task, completed=done, attempts=tried
+                ),
+                executor=spread,
+            )
+    finally:
+        spread.close()
     if as_json:
         _echo_json(report.model_dump())
     else:
@@ -243,6 +275,12 @@ def build_cmd(
             f"({report.seconds:.1f} s) -> {escape(report.out)}; run {report.run_id}",
             highlight=False,
         )
+        if report.batch > 1 or report.executor.get("name") != "local":
+            shown.print(
+                f"batch {report.batch} on {report.executor.get('name')} "
+                f"({report.executor.get('workers')} workers)",
+                highlight=False,
+            )
         shown.print("per cell: " + ", ".join(f"{k} {v}" for k, v in report.cells.items()))
         if report.rejected:
             shown.print("rejected at: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()))

@@ -1,0 +1,114 @@
+"""`bench build` spread over an executor: tasks per minute, sequential vs batched vs Ray.
+
+Builds the same small template benchmark (`--generator templates`, all levels and
+formats, no screens) in these modes and reports tasks and attempts per minute and the
+ratio against the sequential build (the baseline, today's `bench build`):
+
+- sequential: `--batch 1` in this process (one attempt at a time, one random stream);
+- batched on local threads: `--batch B` on the local executor with 1, 2 and B threads;
+- batched on Ray: `--batch B` on a local Ray with 1 and 2 workers (`ray.init(num_cpus=k)`),
+  timed after an untimed build has started and warmed the worker processes; the cold
+  build (worker start-up and imports included) is reported beside it.
+
+Each workload runs twice: templates only (cheap: tool execution in milliseconds), and
+with a judge model that answers after `--latency` seconds (a stand-in for an LLM call,
+the stage that batching is for). Every batched build must give the same tasks file
+whatever the executor (checked). An untimed sequential build first warms this process
+(library, entities, tool graph).
+
+    .venv/bin/python benchmarks/bench_bench_build.py [--n 32] [--batch 8] [--ray 1,2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from scigate.bench import BuildConfig, build
+from scigate.executor import Executor, LocalExecutor
+
+
+def timed(config: BuildConfig, executor: Executor | None) -> tuple[float, int, int, bytes]:
+    """(seconds, accepted, attempts, tasks file) of one build in a fresh database."""
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        report = build(config, Path(tmp) / "r.db", Path(tmp) / "o.jsonl", executor=executor)
+        seconds = time.perf_counter() - start
+        tasks = (Path(tmp) / "o.jsonl").read_bytes()
+    return seconds, report.accepted, report.attempts, tasks
+
+
+JUDGE = """import asyncio
+
+
+async def model(messages, tools=None, **settings):
+    await asyncio.sleep({latency})
+    return '{{"decision": "Yes", "reason": "clear, covered, executable"}}'
+"""
+
+
+def main() -> None:
+    """Print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=32)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.5, help="judge call latency (s)")
+    parser.add_argument("--ray", default="1,2", help="Ray worker counts ('' to skip)")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp())
+    judge = tmp / "judge.py"
+    judge.write_text(JUDGE.format(latency=args.latency))
+    plain = BuildConfig(n=args.n, seed=args.seed)
+    workloads = {
+        "templates": plain,
+        f"templates + judge ({args.latency} s a call)": plain.model_copy(
+            update={"judge": f"python/{judge}:model"}
+        ),
+    }
+    rows: dict[str, list[tuple[str, float, int, int]]] = {w: [] for w in workloads}
+    reference: dict[str, bytes] = {}
+
+    def batched(name: str, label: str, executor: Executor) -> None:
+        config = workloads[name].model_copy(update={"batch": args.batch})
+        seconds, accepted, attempts, tasks = timed(config, executor)
+        assert reference.setdefault(name, tasks) == tasks, f"{label} differs from the others"
+        rows[name].append((label, seconds, accepted, attempts))
+
+    timed(plain, None)  # warm-up (not timed)
+    for name, config in workloads.items():
+        seconds, accepted, attempts, _ = timed(config, None)
+        rows[name].append(("sequential (--batch 1)", seconds, accepted, attempts))
+        for threads in sorted({1, 2, args.batch}):
+            batched(
+                name, f"--batch {args.batch}, local {threads} thread(s)", LocalExecutor(threads)
+            )
+    for k in [int(w) for w in args.ray.split(",") if w.strip()]:
+        from scigate.executor._ray import RayExecutor
+
+        started = time.perf_counter()
+        ray_ex = RayExecutor(num_cpus=k)
+        try:
+            start_s = time.perf_counter() - started
+            cold, *_ = timed(plain.model_copy(update={"batch": args.batch}), ray_ex)
+            print(f"Ray {k} worker(s): start {start_s:.1f} s, first (cold) build {cold:.1f} s")
+            for name in workloads:
+                batched(name, f"--batch {args.batch}, Ray {k} worker(s)", ray_ex)
+        finally:
+            ray_ex.close()
+    for name, table in rows.items():
+        base = table[0][2] / table[0][1]
+        print(f"\n{name}: {args.n} tasks, seed {args.seed}")
+        print(f"{'mode':<36} {'s':>6} {'tasks/min':>10} {'attempts/min':>13} {'vs seq':>7}")
+        for label, seconds, accepted, attempts in table:
+            rate = accepted / seconds
+            print(
+                f"{label:<36} {seconds:>6.1f} {60 * rate:>10.0f} "
+                f"{60 * attempts / seconds:>13.0f} {rate / base:>6.2f}x"
+            )
+
+
+if __name__ == "__main__":
+    main()
