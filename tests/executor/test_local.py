@@ -78,3 +78,49 @@ async def test_limiter_holds_its_limit_in_one_process():
 
     await asyncio.gather(*(call() for _ in range(6)))
     assert peak == 2 and (await limiter.stats())["peak"] == {"e": 2}
+
+
+class _Remote:
+    """`actor.method.remote(...)` over a local object (awaitable, like an ObjectRef)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def remote(self, *args):
+        return self.fn(*args)
+
+
+class _Actor:
+    def __init__(self, limiter):
+        for name in ("acquire", "renew", "release"):
+            setattr(self, name, _Remote(getattr(limiter, name)))
+
+
+async def test_a_live_holder_keeps_its_slot_past_one_lease(monkeypatch):
+    from scigate.executor import ModelLimiter, _limiter
+
+    monkeypatch.setattr(_limiter, "LEASE_SECONDS", 0.3)
+    monkeypatch.setattr(_limiter, "RENEW_EVERY", 0.05)
+    limiter = ModelLimiter()
+    actor = _Actor(limiter)
+    async with _limiter._Slot(actor, ("e",), 1, timeout=600):
+        # three leases long: renewed, so the limit of 1 still holds
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(limiter.acquire(repr(("e",)), 1, 30.0), timeout=0.9)
+    assert (await limiter.stats())["reclaimed"] == 0
+    token = await asyncio.wait_for(limiter.acquire(repr(("e",)), 1, 30.0), timeout=1)
+    await limiter.release(repr(("e",)), token)
+
+
+async def test_a_lost_holders_slot_returns_within_a_lease_not_the_call_timeout(monkeypatch):
+    from scigate.executor import ModelLimiter, _limiter
+
+    monkeypatch.setattr(_limiter, "LEASE_SECONDS", 0.3)
+    monkeypatch.setattr(_limiter, "RENEW_EVERY", 0.05)
+    limiter = ModelLimiter()
+    slot = _limiter._Slot(_Actor(limiter), ("e",), 1, timeout=600)
+    await slot.__aenter__()
+    slot._renewer.cancel()  # its worker died: no renewal, no release
+    token = await asyncio.wait_for(limiter.acquire(repr(("e",)), 1, 30.0), timeout=2)
+    assert (await limiter.stats())["reclaimed"] == 1
+    await limiter.release(repr(("e",)), token)

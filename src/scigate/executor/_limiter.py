@@ -22,9 +22,10 @@ class ModelLimiter:
     """Counting semaphores keyed by endpoint (a Ray async actor; see `limiter_actor`).
 
     A slot is a lease: a holder lost with its worker or node never releases it, so a
-    slot held past its lease (the call's own timeout plus a margin, beyond which a live
-    holder has given it back) is reclaimed; otherwise a lost node would shrink the
-    endpoint's limit for good, and to nothing at a limit of 1.
+    slot whose lease runs out is reclaimed; otherwise a lost node would shrink the
+    endpoint's limit for good, and to nothing at a limit of 1. Leases are short and a
+    live holder renews its own while its call is in flight (`_Slot`), so a lost holder's
+    slot comes back within one lease, not after the call's whole timeout.
     """
 
     def __init__(self) -> None:
@@ -61,6 +62,15 @@ class ModelLimiter:
             self.peak[key] = max(self.peak.get(key, 0), len(leases))
             return self._tokens
 
+    async def renew(self, key: str, token: int, lease: float) -> bool:
+        """Extend slot `token` of `key` to `lease` seconds from now; False when it was
+        already reclaimed (its holder went silent longer than a lease)."""
+        leases = self._live(key)
+        if token not in leases:
+            return False
+        leases[token] = time.monotonic() + lease
+        return True
+
     async def release(self, key: str, token: int) -> None:
         """Give slot `token` of `key` back."""
         changed = self._condition(key)
@@ -91,23 +101,39 @@ def limiter_actor() -> Any:
     )
 
 
-LEASE_MARGIN = 60.0  # seconds a slot outlives its call's timeout before it is reclaimed
+LEASE_SECONDS = 30.0  # a slot whose holder stops renewing is reclaimed after this
+RENEW_EVERY = 10.0  # a live holder renews its slot this often while its call is in flight
 
 
 class _Slot:
-    """`async with` one call slot of an endpoint on the cluster limiter."""
+    """`async with` one call slot of an endpoint on the cluster limiter, renewed while the
+    call is in flight (a holder lost with its worker stops renewing)."""
 
     def __init__(self, actor: Any, key: tuple, limit: int, timeout: float) -> None:
         self.actor = actor
         self.key = repr(key)
         self.limit = limit
-        self.lease = timeout + LEASE_MARGIN
+        # the call ends within `timeout`; a short lease renewed meanwhile bounds how long a
+        # lost holder keeps its slot
+        self.lease = min(timeout + RENEW_EVERY, LEASE_SECONDS)
         self.token: int | None = None
+        self._renewer: asyncio.Task | None = None
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(min(RENEW_EVERY, self.lease / 3))
+            if not await self.actor.renew.remote(self.key, self.token, self.lease):
+                return  # reclaimed (this loop stalled for a whole lease): nothing to keep
 
     async def __aenter__(self) -> None:
         self.token = await self.actor.acquire.remote(self.key, self.limit, self.lease)
+        self._renewer = asyncio.create_task(self._renew())
 
     async def __aexit__(self, *exc: object) -> None:
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._renewer
         await self.actor.release.remote(self.key, self.token)
 
 
