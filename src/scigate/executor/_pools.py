@@ -146,9 +146,12 @@ class PoolRegistry:
         self.pools[name] = actor
         return actor
 
-    def forget(self, name: str) -> None:
-        """Drop a pool actor that died (a later `pool` call makes a new one)."""
-        self.pools.pop(name, None)
+    def forget(self, name: str, actor_id: str) -> None:
+        """Drop pool actor `name` if it is still the one (`actor_id`) that died; a later
+        `pool` call makes a new one."""
+        actor = self.pools.get(name)
+        if actor is not None and actor._actor_id.hex() == actor_id:
+            del self.pools[name]
 
     def names(self) -> list[str]:
         """Names of the pool actors made so far (dead ones included until forgotten)."""
@@ -244,7 +247,9 @@ class NodePools:
         except (ActorDiedError, ActorUnavailableError) as exc:
             with self.lock:
                 self.actors.pop(name, None)
-            self.registry.forget.remote(name)
+            # before the job fails: its retry must not be given the dead actor again
+            with contextlib.suppress(ray.exceptions.RayError):
+                ray.get(self.registry.forget.remote(name, actor._actor_id.hex()), timeout=10)
             raise WarmRunLost(f"the pool actor {name} was lost: {_why(exc)}") from exc
         with self.lock:
             self.used[name] = self.used.get(name, 0) + 1
