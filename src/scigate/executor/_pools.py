@@ -188,7 +188,9 @@ def registry_actor() -> Any:
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+    # hard: with a soft one it was seen on another node, whose loss would take it along;
+    # the driver's node ends the run anyway
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     return ray.remote(num_cpus=0)(PoolRegistry).options(scheduling_strategy=here).remote()
 
 
