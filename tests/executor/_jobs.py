@@ -147,3 +147,20 @@ def cancelled_warm_run(preload: tuple[str, ...], after: float) -> dict:
     actor = pools.actors[pool_name(sys.executable, preload, pools.node_id)]
     time.sleep(0.5)
     return {"seconds": seconds, "running": ray.get(actor.status.remote())["running"]}
+
+
+def warm_run_with_a_new_secret(preload: tuple[str, ...]) -> str:
+    """Sets a credential in this worker's environment, then a warm run prints it."""
+    import shutil
+    import tempfile
+
+    from scigate.sandbox import run_python
+
+    os.environ["SCIGATE_TEST_API_KEY"] = "sk-test-4f9a8b7c6d5e"
+    ws = Path(tempfile.mkdtemp(prefix="scigate-test-ws-"))
+    try:
+        code = "print('sk-test-' + '4f9a8b7c6d5e')"
+        return run_python(code, workspace=ws, preload=preload).stdout
+    finally:
+        del os.environ["SCIGATE_TEST_API_KEY"]
+        shutil.rmtree(ws, ignore_errors=True)

@@ -19,7 +19,7 @@ import pytest
 from scigate.executor import Job
 from scigate.sandbox import Limits, run_python
 
-from ._jobs import cancelled_warm_run, warm_run
+from ._jobs import cancelled_warm_run, warm_run, warm_run_with_a_new_secret
 
 
 def _pool_status(executor, preload: tuple[str, ...]) -> dict[str, dict]:
@@ -80,6 +80,13 @@ def test_limits_and_results_equal_a_local_run(ray_executor, tmp_path):
     assert timeout.timed_out and timeout.seconds < 10
     assert results["1"].value["result"].memory_exceeded
     assert results["2"].value["result"].exit_code == 3
+
+
+def test_output_is_redacted_of_the_tasks_own_credentials(ray_executor):
+    # the pool actor's environment does not have it; the task's does
+    results = ray_executor.run_all([Job(id="s", fn=warm_run_with_a_new_secret, args=(("io",),))])
+    assert results["s"].ok, results["s"].error
+    assert "4f9a8b7c6d5e" not in results["s"].value
 
 
 def test_a_cancelled_run_ends_in_the_pool_actor(ray_executor):

@@ -27,6 +27,7 @@ import threading
 import uuid
 from typing import Any
 
+from scigate._secrets import redact
 from scigate.executor._limiter import NAMESPACE
 from scigate.sandbox import (
     DelegateUnavailable,
@@ -255,7 +256,11 @@ class NodePools:
             raise WarmRunLost(f"the pool actor {name} was lost: {_why(exc)}") from exc
         with self.lock:
             self.used[name] = self.used.get(name, 0) + 1
-        return result
+        # the actor redacted with its environment; credentials this process has (set after
+        # the worker started, say) are removed too, as a local run would
+        return result.model_copy(
+            update={"stdout": redact(result.stdout), "stderr": redact(result.stderr)}
+        )
 
     def _wait(self, ref: Any, actor: Any, run_id: str, cancel: threading.Event | None) -> None:
         """Until the run is over; a set `cancel` (or an interrupt here) kills it in the actor."""
