@@ -16,6 +16,11 @@ their servers first) or with the driver; never left behind on a long-lived clust
 detached actors would be. A node that joins later gets its actor on its first warm run; a
 node lost takes its actor (and the runs in it) along, and the retried task uses the
 actor of the node it lands on.
+
+Cancellation: a task whose run is cancelled (its `cancel` event, or an interrupt while it
+waits) cancels the run in the actor, the same kill as a local cancel. A task whose process
+dies outright leaves its run to the server's wall clock (`Limits.wall_seconds`, enforced
+by the supervisor in the warm server, with the actor's backstop after it), as for any run.
 """
 
 from __future__ import annotations
