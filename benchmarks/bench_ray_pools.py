@@ -6,10 +6,10 @@ process starts its own warm FEniCSx servers; with `node_pools=True` (the default
 runs go to the node's pool actor. Reports candidates per minute, how many warm servers
 were started on the workers (cold starts: each one imports dolfinx; the driver's own
 servers, for its invariance runs, are the same in both and not counted), how many are
-alive at the end, and, from one worker, the cost per run of the extra hop to the actor
-(trivial warm runs through the actor minus the same runs in the worker's own pool). Both
-runs must reach the same funnel (checked); an untimed local run first fills the FFCx
-form cache.
+alive at the end and their resident memory, and, from one worker, the cost per run of
+the extra hop to the actor (trivial warm runs through the actor minus the same runs in
+the worker's own pool). Both runs must reach the same funnel (checked); an untimed local
+run first fills the FFCx form cache.
 
     .venv/bin/python benchmarks/bench_ray_pools.py [--candidates 20] [--workers 2]
 """
@@ -58,6 +58,19 @@ def _warm_servers() -> set[int]:
         return pid > 1 and any(b"raylet" in a for a in commands.get(pid, [])[:1])
 
     return {pid for pid in servers if under_our_raylet(pid)}
+
+
+def _rss_mib(pids: set[int]) -> float:
+    """Resident memory of `pids` together, MiB."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
 
 
 class ServerCounter:
@@ -127,9 +140,9 @@ def main() -> None:
             per_job(ray_ex, 8)  # start the worker processes before timing
             with ServerCounter() as servers:
                 seconds, ray_funnel = gate_run(args.candidates, ray_ex)
-                alive = len(_warm_servers())
+                alive = _warm_servers()
             assert ray_funnel == funnel, (ray_funnel, funnel)
-            rows.append((node_pools, seconds, len(servers.seen), alive))
+            rows.append((node_pools, seconds, len(servers.seen), len(alive), _rss_mib(alive)))
             if node_pools:
                 job = Job(id="hop", fn=hop_cost, args=(args.hop_runs,))
                 result = ray_ex.run_all([job])["hop"]
@@ -141,14 +154,14 @@ def main() -> None:
     print(f"funnel: {funnel}")
     print(
         f"{'warm pools':<26} {'seconds':>8} {'cand/min':>9} {'vs baseline':>11} "
-        f"{'servers started':>15} {'alive at end':>12}"
+        f"{'servers started':>15} {'alive at end':>12} {'their RSS (MiB)':>15}"
     )
     base = rows[0][1]
-    for node_pools, secs, started, alive in rows:
+    for node_pools, secs, started, alive, rss in rows:
         name = "one actor per node" if node_pools else "per worker process (base)"
         print(
             f"{name:<26} {secs:>8.1f} {60 * args.candidates / secs:>9.1f} "
-            f"{base / secs:>10.2f}x {started:>15} {alive:>12}"
+            f"{base / secs:>10.2f}x {started:>15} {alive:>12} {rss:>15.0f}"
         )
     if hop is not None:
         via_actor, here = hop

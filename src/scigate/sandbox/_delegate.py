@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -138,9 +138,9 @@ def warm_run(
     *,
     workspace: Path,
     limits: Limits | None,
-    env: dict[str, str] | None,
+    env: Mapping[str, str] | None,
     cache_dir: Path | None,
-    preload: tuple[str, ...],
+    preload: Sequence[str],
 ) -> WarmRun:
     """The record of a warm run, resolved in this process."""
     return WarmRun(

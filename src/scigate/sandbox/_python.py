@@ -55,9 +55,9 @@ def _execute_python(
         argv,
         workspace=workspace,
         limits=limits,
-        env=dict(env) if env is not None else None,
+        env=env,
         cache_dir=cache_dir,
-        preload=tuple(preload),
+        preload=preload,
     )
     return dispatch_warm(run, cancel)
 
