@@ -1,10 +1,11 @@
 """Warm sandbox pools on Ray: one per worker process (the baseline) vs one actor per node.
 
 Runs the template gate run of `bench_executor.py` (FEniCSx templates, --seed 0, N
-candidates) on a local Ray with k workers twice: with `node_pools=False` every Ray worker
+candidates) on a local Ray with k workers in two modes: with `node_pools=False` every Ray worker
 process starts its own warm FEniCSx servers; with `node_pools=True` (the default) the
-runs go to the node's pool actor. Reports candidates per minute (best of --repeat runs on
-one executor), how many warm servers the workers started over those runs (cold starts:
+runs go to the node's pool actor. Each mode runs --repeat times on a fresh Ray, the modes
+alternating (the load of a shared machine drifts). Reports candidates per minute (best
+run; the median too), how many warm servers the workers of one run started (cold starts:
 each one imports dolfinx; the driver's own servers, for its invariance runs, are the
 same in both and not counted), how many are alive at the end and their resident memory,
 and, from one worker, the cost per run of the extra hop to the actor (trivial warm runs
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from bench_executor import best_gate_run, gate_run, per_job
+from bench_executor import gate_run, per_job
 
 from scigate.executor import Job
 
@@ -128,41 +130,49 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2, help="Ray workers (CPUs)")
     parser.add_argument("--hop-runs", type=int, default=40)
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs per mode (best kept)")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh runs per mode")
     args = parser.parse_args()
     from scigate.executor._ray import RayExecutor
 
     _, funnel = gate_run(args.candidates, None)  # warm-up: FFCx form cache, imports
-    rows = []
+    runs: dict[bool, list[tuple[float, int, int, float]]] = {False: [], True: []}
     hop = None
-    for node_pools in (False, True):
-        ray_ex = RayExecutor(num_cpus=args.workers, node_pools=node_pools)
-        try:
-            per_job(ray_ex, 8)  # start the worker processes before timing
-            with ServerCounter() as servers:
-                seconds, ray_funnel = best_gate_run(args.candidates, ray_ex, args.repeat)
-                alive = _warm_servers()
-            assert ray_funnel == funnel, (ray_funnel, funnel)
-            rows.append((node_pools, seconds, len(servers.seen), len(alive), _rss_mib(alive)))
-            if node_pools:
-                job = Job(id="hop", fn=hop_cost, args=(args.hop_runs,))
-                result = ray_ex.run_all([job])["hop"]
-                assert result.ok, result.error
-                hop = result.value
-        finally:
-            ray_ex.close()
-    print(f"template gate run, {args.candidates} candidates, Ray with {args.workers} workers")
+    for round_ in range(max(1, args.repeat)):
+        # modes alternate, each on a fresh Ray: the machine's load drifts between runs
+        for node_pools in (False, True) if round_ % 2 == 0 else (True, False):
+            ray_ex = RayExecutor(num_cpus=args.workers, node_pools=node_pools)
+            try:
+                per_job(ray_ex, 8)  # start the worker processes before timing
+                with ServerCounter() as servers:
+                    seconds, ray_funnel = gate_run(args.candidates, ray_ex)
+                    alive = _warm_servers()
+                assert ray_funnel == funnel, (ray_funnel, funnel)
+                runs[node_pools].append((seconds, len(servers.seen), len(alive), _rss_mib(alive)))
+                if node_pools and hop is None:
+                    job = Job(id="hop", fn=hop_cost, args=(args.hop_runs,))
+                    result = ray_ex.run_all([job])["hop"]
+                    assert result.ok, result.error
+                    hop = result.value
+            finally:
+                ray_ex.close()
+    print(
+        f"template gate run, {args.candidates} candidates, Ray with {args.workers} workers, "
+        f"{args.repeat} fresh runs per mode"
+    )
     print(f"funnel: {funnel}")
     print(
-        f"{'warm pools':<26} {'seconds':>8} {'cand/min':>9} {'vs baseline':>11} "
+        f"{'warm pools':<26} {'best s':>7} {'median s':>8} {'cand/min':>9} {'vs base':>8} "
         f"{'servers started':>15} {'alive at end':>12} {'their RSS (MiB)':>15}"
     )
-    base = rows[0][1]
-    for node_pools, secs, started, alive, rss in rows:
+    base = min(r[0] for r in runs[False])
+    for node_pools, rows in runs.items():
         name = "one actor per node" if node_pools else "per worker process (base)"
+        best = min(r[0] for r in rows)
+        started, alive, rss = (max(r[i] for r in rows) for i in (1, 2, 3))
         print(
-            f"{name:<26} {secs:>8.1f} {60 * args.candidates / secs:>9.1f} "
-            f"{base / secs:>10.2f}x {started:>15} {alive:>12} {rss:>15.0f}"
+            f"{name:<26} {best:>7.1f} {statistics.median(r[0] for r in rows):>8.1f} "
+            f"{60 * args.candidates / best:>9.1f} {base / best:>7.2f}x "
+            f"{started:>15} {alive:>12} {rss:>15.0f}"
         )
     if hop is not None:
         via_actor, here = hop

@@ -161,3 +161,40 @@ def _no_delegate_left_here():
     from scigate.sandbox import warm_delegation
 
     assert warm_delegation() is None  # the driver's own runs never go to a pool actor
+
+
+def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
+    ray_executor, tmp_path
+):
+    import ray
+
+    from scigate.executor._pools import _control
+    from scigate.sandbox._delegate import warm_run
+
+    preload = ("glob",)
+    node = ray.get_runtime_context().get_node_id()
+    actor = ray.get(ray_executor.pools.pool.remote(node, sys.executable, preload))
+    busy = 2 * 2 + 4  # the actor's run threads on a 2-CPU node
+    refs = []
+    for i in range(busy):
+        ws = tmp_path / str(i)
+        ws.mkdir()
+        (ws / "s.py").write_text("import time; time.sleep(60)")
+        run = warm_run(
+            [sys.executable, "s.py"],
+            workspace=ws,
+            limits=Limits(wall_seconds=90),
+            env=None,
+            cache_dir=None,
+            preload=preload,
+        )
+        refs.append(actor.run.remote(run, f"r{i}"))
+    deadline = time.monotonic() + 30
+    while ray.get(_control(actor.status).remote(), timeout=10)["running"] < busy:
+        assert time.monotonic() < deadline, "the runs did not all start"
+        time.sleep(0.2)
+    start = time.monotonic()
+    assert all(ray.get([_control(actor.cancel).remote(f"r{i}") for i in range(busy)], timeout=10))
+    results = ray.get(refs, timeout=30)
+    assert time.monotonic() - start < 20  # not the runs' 60 s
+    assert not any(r.ok for r in results)

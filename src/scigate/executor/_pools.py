@@ -47,6 +47,7 @@ from scigate.sandbox import (
 LOOKUP_SECONDS = 60.0  # a new actor's process start, on a loaded node
 POLL_SECONDS = 0.1  # how often a waiting task looks at its cancel event
 STOP_SECONDS = 30.0
+CONTROL = "control"  # the pool actor's concurrency group for cancel, status and shutdown
 
 _installed: Any = None  # the delegate installed in this process
 
@@ -136,14 +137,15 @@ class PoolRegistry:
             1,
         )
         actor = (
-            ray.remote(NodeSandboxPool)
+            # runs hold a thread each; cancel, status and shutdown have threads of their
+            # own (the `CONTROL` group), so they are never queued behind runs
+            ray.remote(concurrency_groups={CONTROL: 2})(NodeSandboxPool)
             .options(
                 name=name,
                 namespace=self.namespace,
                 get_if_exists=True,
                 num_cpus=0,
                 max_restarts=0,
-                # runs hold a thread each; cancel and status need their own
                 max_concurrency=2 * max(1, cpus) + 4,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             )
@@ -167,7 +169,7 @@ class PoolRegistry:
         """Each live pool actor's `status()` by name; dead ones are forgotten."""
         import ray
 
-        refs = {name: actor.status.remote() for name, actor in self.pools.items()}
+        refs = {name: _control(actor.status).remote() for name, actor in self.pools.items()}
         found = {}
         for name, ref in refs.items():
             try:
@@ -182,7 +184,7 @@ class PoolRegistry:
 
         actors = list(self.pools.values())
         self.pools.clear()
-        refs = [a.shutdown.remote() for a in actors]
+        refs = [_control(a.shutdown).remote() for a in actors]
         ray.wait(refs, num_returns=len(refs), timeout=STOP_SECONDS)
         for actor in actors:
             ray.kill(actor)
@@ -274,11 +276,16 @@ class NodePools:
         try:
             while not ray.wait([ref], timeout=POLL_SECONDS)[0]:
                 if cancel is not None and cancel.is_set():
-                    actor.cancel.remote(run_id)
+                    _control(actor.cancel).remote(run_id)
                     cancel = None  # once; the run now ends within the kill's grace
         except BaseException:
-            actor.cancel.remote(run_id)
+            _control(actor.cancel).remote(run_id)
             raise
+
+
+def _control(method: Any) -> Any:
+    """`method` of a pool actor, called in its control threads."""
+    return method.options(concurrency_group=CONTROL)
 
 
 def _why(exc: BaseException) -> str:
