@@ -3,15 +3,13 @@
 Runs the same template gate run (FEniCSx templates, --seed 0, one cue screen) on N
 candidates with verification in this process (the local executor, the baseline) and on
 a local Ray with 1 and 2 workers (`ray.init(num_cpus=k)`), and reports candidates per
-minute (best of --repeat runs: on a shared machine a single run's time is mostly the
-load of the moment), the ratio against the local run, the time to start Ray, and Ray's
-overhead per task (a batch of no-op jobs on Ray minus the same batch on local threads,
-per job).
+minute, the ratio against the local run, the time to start Ray, and Ray's overhead per
+task (a batch of no-op jobs on Ray minus the same batch on local threads, per job).
 Every run must reach the same funnel (checked); an untimed local run first fills the
 FFCx form cache so that no mode pays for compilation. Generation of the candidates runs in the
 driver in every mode, so on a 2-core machine Ray's workers compete with it.
 
-    .venv/bin/python benchmarks/bench_executor.py [--candidates 20] [--workers 1,2] [--repeat 3]
+    .venv/bin/python benchmarks/bench_executor.py [--candidates 20] [--workers 1,2]
 """
 
 from __future__ import annotations
@@ -52,14 +50,6 @@ def gate_run(candidates: int, executor: Executor | None) -> tuple[float, dict]:
     return seconds, funnel.model_dump()
 
 
-def best_gate_run(candidates: int, executor: Executor | None, repeat: int) -> tuple[float, dict]:
-    """The fastest of `repeat` gate runs (on a shared machine one run's time is mostly
-    the load of the moment) and its funnel, which every run must reach."""
-    runs = [gate_run(candidates, executor) for _ in range(max(1, repeat))]
-    assert all(funnel == runs[0][1] for _, funnel in runs), runs
-    return min(seconds for seconds, _ in runs), runs[0][1]
-
-
 def per_job(executor: Executor, n: int = 200) -> float:
     """Seconds per no-op job through `executor` (best of 3 batches)."""
     best = float("inf")
@@ -76,12 +66,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--workers", default="1,2", help="Ray worker counts to run")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs per mode (best kept)")
     args = parser.parse_args()
     from scigate.executor._ray import RayExecutor
 
     gate_run(args.candidates, None)  # warm-up: FFCx form cache, imports (not timed)
-    seconds, funnel = best_gate_run(args.candidates, None, args.repeat)
+    seconds, funnel = gate_run(args.candidates, None)
     local_job = per_job(LocalExecutor(2))
     rows = [("local (in process)", seconds, None, local_job)]
     for k in (int(w) for w in args.workers.split(",")):
@@ -90,7 +79,7 @@ def main() -> None:
         try:
             per_job(ray_ex, 8)  # start the worker processes before timing
             startup = time.perf_counter() - started
-            ray_seconds, ray_funnel = best_gate_run(args.candidates, ray_ex, args.repeat)
+            ray_seconds, ray_funnel = gate_run(args.candidates, ray_ex)
             assert ray_funnel == funnel, (ray_funnel, funnel)
             rows.append((f"ray, {k} worker(s)", ray_seconds, startup, per_job(ray_ex)))
         finally:

@@ -1,8 +1,7 @@
 """Candidate verification as an executor job: the same `scigate.sandbox` run, on a worker.
 
-The worker's sandbox gives the same guarantees as a local run (on Ray its warm runs go to
-the node's pool actor for the domain, `scigate.executor._pools`); the driver records the
-result it gets back.
+The worker's sandbox (and its warm server, one per worker process and domain) gives the
+same guarantees as a local run; the driver records the result it gets back.
 """
 
 from __future__ import annotations
