@@ -19,7 +19,15 @@ import pytest
 from scigate.executor import Job
 from scigate.sandbox import Limits, run_python
 
-from ._jobs import cancelled_warm_run, warm_run, warm_run_with_a_new_secret
+from . import _pool_jobs
+from ._pool_jobs import cancelled_warm_run, warm_run, warm_run_with_a_new_secret
+
+
+@pytest.fixture(autouse=True)
+def _jobs_by_value():
+    """The job functions are not importable on the workers: send them by value."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
+    ray.cloudpickle.register_pickle_by_value(_pool_jobs)
 
 
 def _pool_status(executor, preload: tuple[str, ...]) -> dict[str, dict]:
