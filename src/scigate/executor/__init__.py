@@ -5,7 +5,8 @@
 
 Workers return results; the driver records them (it stays the only database writer).
 Model calls keep their per-endpoint concurrency limit across a Ray cluster through a
-shared limiter actor.
+shared limiter actor; warm sandbox runs of Ray tasks go to one pool actor per node and
+preload (`NodeSandboxPool`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, JobResult, Shared
 from scigate.executor._limiter import ModelLimiter, install_limiter, uninstall_limiter
 from scigate.executor._local import LocalExecutor
+from scigate.executor._pools import NodeSandboxPool, install_pools, uninstall_pools
 
 EXECUTORS = ("local", "ray")
 
@@ -63,10 +65,13 @@ __all__ = [
     "JobResult",
     "LocalExecutor",
     "ModelLimiter",
+    "NodeSandboxPool",
     "Shared",
     "cluster_status",
     "install_limiter",
+    "install_pools",
     "make_executor",
     "ray_available",
     "uninstall_limiter",
+    "uninstall_pools",
 ]

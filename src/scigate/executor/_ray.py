@@ -9,6 +9,7 @@ from scigate.errors import BadInput
 from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, Shared
 from scigate.executor._limiter import install_limiter, limiter_actor, uninstall_limiter
+from scigate.executor._pools import close_registry, install_pools, registry_actor, uninstall_pools
 
 
 def _import_ray() -> Any:
@@ -33,18 +34,25 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         raise BadInput(f"no Ray cluster answers at {address}: {exc}") from None
 
 
-def _call(fn: Any, args: tuple, kwargs: dict, limiter: Any) -> tuple[Any, str]:
-    """Runs on a worker: the llm layer uses the cluster limiter, then the job runs."""
+def _call(fn: Any, args: tuple, kwargs: dict, limiter: Any, pools: Any) -> tuple[Any, str]:
+    """Runs on a worker: the llm layer uses the cluster limiter and the sandbox the node's
+    warm pool actors, then the job runs."""
     import ray
 
     if limiter is not None:
         install_limiter(limiter)
+    if pools is not None:
+        install_pools(pools)
+    else:  # a worker process reused from an executor that had pools
+        uninstall_pools()
     return fn(*args, **kwargs), ray.get_runtime_context().get_node_id()
 
 
 class RayExecutor(Executor):
     """Jobs as Ray tasks (one CPU each). Connects to `address`, or starts a local Ray with
-    `num_cpus`; an already initialised Ray (a test cluster) is used as it is."""
+    `num_cpus`; an already initialised Ray (a test cluster) is used as it is. With
+    `node_pools` (the default) warm sandbox runs of the tasks go to one pool actor per
+    node and preload (`_pools`), else each worker process keeps its own warm servers."""
 
     name = "ray"
 
@@ -55,6 +63,7 @@ class RayExecutor(Executor):
         num_cpus: int | None = None,
         retries: int = DEFAULT_RETRIES,
         runtime_env: dict[str, Any] | None = None,
+        node_pools: bool = True,
     ) -> None:
         super().__init__(retries)
         ray = _import_ray()
@@ -80,6 +89,7 @@ class RayExecutor(Executor):
         self._remote = ray.remote(num_cpus=1, max_retries=0, retry_exceptions=False)(_call)
         self.limiter = limiter_actor()
         install_limiter(self.limiter)
+        self.pools = registry_actor() if node_pools else None
 
     @property
     def workers(self) -> int:
@@ -105,7 +115,7 @@ class RayExecutor(Executor):
         from ray.exceptions import RayTaskError
 
         try:
-            return await self._remote.remote(job.fn, job.args, job.kwargs, self.limiter)
+            return await self._remote.remote(job.fn, job.args, job.kwargs, self.limiter, self.pools)
         except RayTaskError as exc:  # the job's own exception, not Ray's wrapper
             cause = getattr(exc, "cause", None)
             if isinstance(cause, Exception):
@@ -116,6 +126,9 @@ class RayExecutor(Executor):
         import ray
 
         uninstall_limiter()
+        if self.pools is not None:
+            close_registry(self.pools)
+            self.pools = None
         if self._owns_ray:
             ray.shutdown()
 

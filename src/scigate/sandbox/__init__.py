@@ -16,10 +16,19 @@ non-dumpable. `protections()` says which of these are active.
 `run_python(..., preload=(modules...))` forks the run from a warm server that imported
 those modules once (for DOLFINx this saves most of a small run), under the same
 supervisor code, limits, environment and isolation; `warm_status()` lists the servers
-and `stop_warm_servers()` ends them (also done at exit).
+and `stop_warm_servers()` ends them (also done at exit). On a Ray worker the warm runs go
+to the node's shared pool (`set_warm_delegate`, installed by `scigate.executor`): the same
+`execute_warm` in another process of the node; `warm_delegation()` counts them.
 """
 
 from scigate._secrets import redact, redact_obj
+from scigate.sandbox._delegate import (
+    DelegateUnavailable,
+    WarmRun,
+    WarmRunLost,
+    set_warm_delegate,
+    warm_delegation,
+)
 from scigate.sandbox._env import default_cache_dir, scrub_env
 from scigate.sandbox._isolation import IsolationUnavailable, allow_unisolated, unisolated_allowed
 from scigate.sandbox._jitcache import trusted_env as trusted_jit_env
@@ -32,9 +41,12 @@ from scigate.sandbox._warm import warm_status
 from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale
 
 __all__ = [
+    "DelegateUnavailable",
     "IsolationUnavailable",
     "Limits",
     "SandboxResult",
+    "WarmRun",
+    "WarmRunLost",
     "allow_unisolated",
     "arun",
     "arun_python",
@@ -47,9 +59,11 @@ __all__ = [
     "run",
     "run_python",
     "scrub_env",
+    "set_warm_delegate",
     "stop_warm_servers",
     "sweep_stale",
     "trusted_jit_env",
     "unisolated_allowed",
+    "warm_delegation",
     "warm_status",
 ]

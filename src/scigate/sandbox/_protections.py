@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from scigate.sandbox._delegate import warm_delegation
 from scigate.sandbox._isolation import (
     POLL_NOTE,
     bwrap_status,
@@ -76,7 +77,26 @@ def protections() -> dict[str, str]:
 
 
 def warm_pool_note() -> str:
-    """The warm servers of this process in one line (see `scigate.sandbox._warm`)."""
+    """The warm servers of this process in one line (see `scigate.sandbox._warm`), after
+    where its warm runs go when a delegate (a Ray node's pool actor) takes them."""
+    delegation = warm_delegation()
+    own = _own_pools_note()
+    if delegation is None:
+        return own
+    note = (
+        f"{delegation['name'] or 'a shared pool'}: {delegation['delegated']} runs, "
+        f"{delegation['lost']} lost with its process (retried by the executor)"
+    )
+    if delegation["here"] or delegation["failure"]:
+        note += (
+            f"; {delegation['here']} ran in this process's own pool instead "
+            f"({delegation['failure'] or 'earlier failure'})"
+        )
+    status, _, rest = own.partition(" ")
+    return f"{status} (warm runs go to {note}; own pools: {rest.strip('()')})"
+
+
+def _own_pools_note() -> str:
     pools = warm_status()
     if not pools:
         return "active (run_python(preload=...) forks runs from warm servers; none started yet)"

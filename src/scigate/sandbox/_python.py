@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from scigate.errors import BadInput
+from scigate.sandbox._delegate import dispatch_warm, warm_run
 from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._runner import _in_thread, _workspace, execute
-from scigate.sandbox._warm import execute_warm
 
 
 def _python_argv(
@@ -45,21 +45,21 @@ def _execute_python(
     preload: Sequence[str],
     cancel: threading.Event | None = None,
 ) -> SandboxResult:
-    """Cold (a fresh interpreter) without `preload`, else warm (`_warm.execute_warm`)."""
+    """Cold (a fresh interpreter) without `preload`, else warm: in this process's pool
+    (`_warm.execute_warm`) or the node's shared one when a delegate is installed."""
     if not preload:
         return execute(
             argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
         )
-    return execute_warm(
+    run = warm_run(
         argv,
-        script=Path(argv[1]),
         workspace=workspace,
         limits=limits,
         env=env,
         cache_dir=cache_dir,
         preload=preload,
-        cancel=cancel,
     )
+    return dispatch_warm(run, cancel)
 
 
 def run_python(

@@ -287,7 +287,7 @@ class WarmPool:
         self.servers: set[WarmServer] = set()
         self.starting = 0
         self.failure: tuple[float, str] | None = None
-        self.started = self.replaced = self.fallbacks = 0
+        self.started = self.replaced = self.fallbacks = self.served = 0
 
     def acquire(self, cancel: threading.Event | None) -> WarmServer:
         """An idle server, a new one while below `size`, else wait for one to free up."""
@@ -297,6 +297,7 @@ class WarmPool:
                     self.fallbacks += 1
                     raise WarmUnavailable(self.failure[1])
                 if self.idle:
+                    self.served += 1
                     return self.idle.pop()
                 if len(self.servers) + self.starting < self.size:
                     self.starting += 1
@@ -317,6 +318,7 @@ class WarmPool:
             self.starting -= 1
             self.failure = None
             self.started += 1
+            self.served += 1
             self.servers.add(server)
         return server
 
@@ -354,6 +356,7 @@ class WarmPool:
                 "servers": sorted(s.pid for s in self.servers),
                 "idle": len(self.idle),
                 "started": self.started,
+                "served": self.served,
                 "replaced": self.replaced,
                 "fallbacks": self.fallbacks,
                 "failure": self.failure[1] if self.failure else None,

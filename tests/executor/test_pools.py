@@ -1,0 +1,208 @@
+"""Warm sandbox pools shared per node on a local Ray (2 CPUs): the tasks' warm runs go to
+one pool actor per (node, preload), with the results, limits and cancellation of a local
+run; an actor lost mid-batch costs a retry, never a wrong or a duplicated result.
+
+Cheap stdlib preloads stand in for a domain's (FEniCSx's are slow to import); each test
+uses its own, hence its own pool actor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from scigate.executor import Job
+from scigate.sandbox import Limits, run_python
+
+from . import _pool_jobs
+from ._pool_jobs import cancelled_warm_run, warm_run, warm_run_with_a_new_secret
+
+
+@pytest.fixture(autouse=True)
+def _jobs_by_value():
+    """The job functions are not importable on the workers: send them by value."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
+    ray.cloudpickle.register_pickle_by_value(_pool_jobs)
+
+
+def _pool_status(executor, preload: tuple[str, ...]) -> dict[str, dict]:
+    import ray
+
+    status = ray.get(executor.pools.status.remote())
+    return {name: s for name, s in status.items() if tuple(s["preload"]) == preload}
+
+
+def test_runs_of_several_tasks_share_one_pool_actor_per_node(ray_executor):
+    preload = ("json",)
+    jobs = [Job(id=str(i), fn=warm_run, args=(i, preload)) for i in range(6)]
+    results = ray_executor.run_all(jobs)
+    assert all(r.ok for r in results.values()), [r.error for r in results.values()]
+    values = {k: r.value for k, r in results.items()}
+    assert {k: v["result"].stdout for k, v in values.items()} == {
+        str(i): f"{2 * i}\n" for i in range(6)
+    }
+    assert all(v["result"].ok for v in values.values())
+    # no worker process started warm servers of its own; every run went to the actor
+    assert all(v["own_pools"] == [] for v in values.values())
+    assert all(v["delegation"]["here"] == 0 for v in values.values())
+    (name, actor), *others = _pool_status(ray_executor, preload).items()
+    assert others == []
+    assert actor["node_id"] in name
+    mine = {n for v in values.values() for n in v["used"] if n.startswith("scigate-sandbox:json-")}
+    assert mine == {name}
+    (pool,) = actor["pools"]
+    assert pool["served"] == 6
+    assert pool["started"] <= 2  # at most the node's CPUs, shared by every worker process
+    assert actor["pid"] not in {v["pid"] for v in values.values()}
+
+
+def test_limits_and_results_equal_a_local_run(ray_executor, tmp_path):
+    preload = ("csv",)
+    cases = [
+        ("import time; time.sleep(30)", Limits(wall_seconds=1)),
+        ("x = bytearray(2 << 30)", Limits(memory_bytes=512 << 20)),
+        ("import sys; print('out'); sys.exit(3)", Limits()),
+    ]
+    jobs = [
+        Job(id=str(i), fn=warm_run, args=(i, preload, code, limits))
+        for i, (code, limits) in enumerate(cases)
+    ]
+    results = ray_executor.run_all(jobs)
+    assert all(r.ok for r in results.values()), [r.error for r in results.values()]
+    for i, (code, limits) in enumerate(cases):
+        remote = results[str(i)].value
+        assert remote["delegation"]["delegated"] >= 1 and remote["own_pools"] == []
+        ws = tmp_path / str(i)
+        ws.mkdir()
+        local = run_python(code, workspace=ws, limits=limits, preload=preload)
+        fields = ("exit_code", "timed_out", "memory_exceeded", "stdout", "isolation")
+        assert remote["result"].model_dump(include=set(fields)) == local.model_dump(
+            include=set(fields)
+        ), code
+    timeout = results["0"].value["result"]
+    assert timeout.timed_out and timeout.seconds < 10
+    assert results["1"].value["result"].memory_exceeded
+    assert results["2"].value["result"].exit_code == 3
+
+
+def test_output_is_redacted_of_the_tasks_own_credentials(ray_executor):
+    # the pool actor's environment does not have it; the task's does
+    results = ray_executor.run_all([Job(id="s", fn=warm_run_with_a_new_secret, args=(("io",),))])
+    assert results["s"].ok, results["s"].error
+    assert "4f9a8b7c6d5e" not in results["s"].value
+
+
+def test_a_cancelled_run_ends_in_the_pool_actor(ray_executor):
+    results = ray_executor.run_all([Job(id="c", fn=cancelled_warm_run, args=(("string",), 2.0))])
+    assert results["c"].ok, results["c"].error
+    seen = results["c"].value
+    assert seen["seconds"] < 10  # not the run's 60 s
+    assert seen["running"] == 0
+
+
+def test_a_pool_actor_killed_mid_batch_costs_a_retry_not_a_result(ray_executor):
+    import ray
+
+    preload = ("textwrap",)
+    code = "import time, sys; time.sleep(2); print(sys.argv[0][-3:])"
+    # a first run makes the actor; then a batch, and the actor is killed under it
+    assert ray_executor.run_all([Job(id="w", fn=warm_run, args=(0, preload))])["w"].ok
+    (name,) = _pool_status(ray_executor, preload)
+    jobs = [Job(id=f"k{i}", fn=warm_run, args=(i, preload, code)) for i in range(4)]
+    yielded = []
+
+    async def run_and_kill() -> None:
+        batch = asyncio.ensure_future(_collect(ray_executor, jobs, yielded))
+        deadline = time.monotonic() + 60
+        while not _pool_status(ray_executor, preload).get(name, {}).get("running"):
+            assert time.monotonic() < deadline, "no run reached the pool actor"
+            await asyncio.sleep(0.1)
+        node = name.rsplit(":", 1)[1]
+        actor = ray.get(ray_executor.pools.pool.remote(node, sys.executable, preload))
+        ray.kill(actor)
+        await batch
+
+    asyncio.run(run_and_kill())
+    assert sorted(r.id for r in yielded) == [f"k{i}" for i in range(4)]  # once each
+    assert all(r.ok for r in yielded), [r.error for r in yielded if not r.ok]
+    assert all(r.value["result"].stdout == ".py\n" for r in yielded)
+    assert max(r.attempts for r in yielded) >= 2  # a lost run was retried, not reported
+    (replacement,) = _pool_status(ray_executor, preload).values()  # a new actor took over
+    assert replacement["pools"][0]["served"] >= 1
+
+
+async def _collect(executor, jobs, into: list) -> None:
+    async for result in executor.as_completed(jobs):
+        into.append(result)
+
+
+def test_without_a_reachable_registry_runs_go_ahead_here(ray_executor):
+    import ray
+
+    from scigate.executor._pools import NodePools, registry_actor
+    from scigate.sandbox import protections, set_warm_delegate, warm_delegation, warm_status
+
+    gone = registry_actor()
+    ray.kill(gone)
+    set_warm_delegate(NodePools(gone), NodePools.name)
+    try:
+        with tempfile.TemporaryDirectory() as ws:
+            result = run_python("print('here')", workspace=Path(ws), preload=("shlex",))
+        assert result.ok and result.stdout == "here\n"
+        stats = warm_delegation()
+        assert stats["delegated"] == 0 and stats["here"] == 1
+        assert "no pool actor for this node" in stats["failure"]
+        assert any(p["preload"] == ["shlex"] for p in warm_status())
+        assert "ran in this process's own pool instead" in protections()["warm pool"]
+    finally:
+        set_warm_delegate(None)
+
+
+@pytest.fixture(autouse=True)
+def _no_delegate_left_here():
+    yield
+    from scigate.sandbox import warm_delegation
+
+    assert warm_delegation() is None  # the driver's own runs never go to a pool actor
+
+
+def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
+    ray_executor, tmp_path
+):
+    import ray
+
+    from scigate.executor._pools import _control
+    from scigate.sandbox._delegate import warm_run
+
+    preload = ("glob",)
+    node = ray.get_runtime_context().get_node_id()
+    actor = ray.get(ray_executor.pools.pool.remote(node, sys.executable, preload))
+    busy = 2 * 2 + 4  # the actor's run threads on a 2-CPU node
+    refs = []
+    for i in range(busy):
+        ws = tmp_path / str(i)
+        ws.mkdir()
+        (ws / "s.py").write_text("import time; time.sleep(60)")
+        run = warm_run(
+            [sys.executable, "s.py"],
+            workspace=ws,
+            limits=Limits(wall_seconds=90),
+            env=None,
+            cache_dir=None,
+            preload=preload,
+        )
+        refs.append(actor.run.remote(run, f"r{i}"))
+    deadline = time.monotonic() + 30
+    while ray.get(_control(actor.status).remote(), timeout=10)["running"] < busy:
+        assert time.monotonic() < deadline, "the runs did not all start"
+        time.sleep(0.2)
+    start = time.monotonic()
+    assert all(ray.get([_control(actor.cancel).remote(f"r{i}") for i in range(busy)], timeout=10))
+    results = ray.get(refs, timeout=30)
+    assert time.monotonic() - start < 20  # not the runs' 60 s
+    assert not any(r.ok for r in results)
