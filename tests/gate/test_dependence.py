@@ -14,7 +14,7 @@ from scigate.gate import invariance, load_candidate, verify
 from scigate.gate._invariance import is_count, judge_check, run_check
 
 from .conftest import write_candidate
-from .test_invariance import BY_POINT_EVALUATION, OPTIONS, QUESTION, _result, _SOLVE
+from .test_invariance import _SOLVE, BY_POINT_EVALUATION, OPTIONS, QUESTION, _result
 
 DEPENDENCE = SemanticCheck(
     name="fem-dependence",

@@ -441,7 +441,7 @@ def _judge_changed(
         return verdict(
             "fail",
             "the printed answer does not depend on the FEniCSx computation: unchanged "
-            f"({printed}) when {scaled or 'the computed values'} were scaled",
+            f"({printed}) with {scaled or 'the computed values scaled'}",
         )
     return verdict("pass", f"changed to {printed} ({reference} unscaled) with {scaled}")
 
