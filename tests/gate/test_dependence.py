@@ -204,6 +204,14 @@ _POINT_RATIO = (
     'print(f"{v[1] / v[0]:.6f}")\n'
 )
 
+_BY_VECTOR = (
+    _SOLVE.replace("uh = LinearProblem(", "problem = LinearProblem(").replace(
+        ").solve()\n", ")\nuh = problem.solve()\n"
+    )
+    + 'print(f"{problem.x.array.max():.6f}")\n'
+)
+FREE_OPTIONS = ("ratio-of-integrals", "ratio-of-point-values", "solution-vector")
+
 
 def _legit(tmp_path: Path) -> dict[str, Path]:
     """Computed answers of several kinds, and one template candidate of each family."""
@@ -213,10 +221,12 @@ def _legit(tmp_path: Path) -> dict[str, Path]:
         "ratio-of-integrals": _cand(tmp_path, "ratio", _SOLVE + _RATIO, answer="A"),
         # a ratio of two point values of one solution (per-dof jitter)
         "ratio-of-point-values": _cand(tmp_path, "pratio", _SOLVE + _POINT_RATIO, answer="A"),
+        # read from the problem's PETSc vector rather than the Function
+        "solution-vector": _cand(tmp_path, "vec", _BY_VECTOR, answer="A"),
     }
     gen = FenicsxDomain().template_generator(seed=3)
     i = 0
-    while len(out) < 3 + len(gen.families) and i < 40:
+    while len(out) < 4 + len(gen.families) and i < 40:
         d = gen.generate(i, tmp_path / f"t{i}")
         family = load_candidate(d).meta.get("family", "?")
         out.setdefault(f"template-{family}", d)
@@ -227,9 +237,9 @@ def _legit(tmp_path: Path) -> dict[str, Path]:
 @pytest.mark.slow
 def test_computed_answers_and_every_template_family_pass(tmp_path: Path) -> None:
     cands = _legit(tmp_path)
-    assert len(cands) == 3 + 4, sorted(cands)
+    assert len(cands) == 4 + 4, sorted(cands)
     for name, d in cands.items():
-        if name.startswith("ratio"):  # options written from gate 1's printed value
+        if name in FREE_OPTIONS:  # options written from gate 1's printed value
             printed = verify(d, timeout=120).printed
             assert printed is not None, name
             write_candidate(

@@ -158,14 +158,14 @@ def _wrap_assembled(fn, what):
 
 
 def _wrap_solve(fn, what, solution):
-    """`solution(self, args, out)`: the Function(s) the solve wrote."""
+    """`solution(self, args, out)`: the arrays the solve wrote (dofs of its Functions)."""
 
     def wrapper(self, *args, **kwargs):
         out = fn(self, *args, **kwargs)
         if not _channel["active"] or not _from_script():
             return out
-        for u in _functions(solution(self, args, out)):
-            _scale_array(u.x.array, what)
+        for arr in solution(self, args, out):
+            _scale_array(arr, what)
         return out
 
     return _like(fn, wrapper)
@@ -248,7 +248,11 @@ def _install_dolfinx():
                 _replace_everywhere(fn, _wrap_assembled(fn, f"{label}.{name}"))
 
     def own_u(self, args, out):
-        return self.u
+        # the Function(s), and the PETSc vector the problem also exposes as `x`
+        arrays = [u.x.array for u in _functions(self.u)]
+        with contextlib.suppress(Exception):
+            arrays.append(self.x.array)
+        return arrays
 
     _patch_method(
         fp.LinearProblem, "solve", lambda fn: _wrap_solve(fn, "LinearProblem.solve", own_u)
@@ -262,12 +266,14 @@ def _install_dolfinx():
         _patch_method(
             nls.NewtonSolver,
             "solve",
-            lambda fn: _wrap_solve(fn, "NewtonSolver.solve", lambda self, args, out: args[0]),
+            lambda fn: _wrap_solve(
+                fn, "NewtonSolver.solve", lambda self, args, out: [args[0].x.array]
+            ),
         )
     _patch_method(
         dolfinx.fem.Function,
         "interpolate",
-        lambda fn: _wrap_solve(fn, "Function.interpolate", lambda self, args, out: self),
+        lambda fn: _wrap_solve(fn, "Function.interpolate", lambda self, args, out: [self.x.array]),
     )
     for module, label in (
         (dolfinx.cpp.fem, "dolfinx.cpp.fem"),
