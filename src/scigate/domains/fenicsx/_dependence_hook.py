@@ -14,9 +14,13 @@ active)`. The entry points through which a computed number reaches a script are 
 - Basix: `FiniteElement.tabulate` (also through `basix.ufl` elements) and
   `make_quadrature` (the weights).
 
-Each call gets its own factor F = exp(+-U(0.05, 0.12)) (random sign, so a time loop does
-not grow without bound), and arrays get F times a per-entry jitter of +-2%, so ratios,
-normalised values and locations of extremes change too. Only calls made by the script's
+Each call k gets its own factor F_k = exp(g_k), g_k = (0.05 + 0.07 frac((k+1) phi)) /
+(1 + k/1000) with phi the golden ratio: always above 1, so a chain of scaled values
+(a solve, then an integral of the solution) cannot cancel out; spread so that two calls'
+factors differ (a ratio of two integrals moves too); shrinking slowly, so ten thousand
+chained solves of a time loop stay finite. Arrays get F_k times a per-entry jitter of
++-0.4 g_k (every entry still grows), so ratios of point values, normalised values and
+locations of extremes change too. Only calls made by the script's
 own code are perturbed (the caller's globals are `__main__`): DOLFINx's internal use (the
 assembly inside a solve) and FFCx's use of Basix while JIT-compiling forms are left alone,
 so no solver is disturbed and no perturbed kernel reaches the form cache.
@@ -39,10 +43,11 @@ import sys
 
 MARKER = "scigate-dependence:"
 SEED = 20261203
-JITTER = 0.02
+PHI = (math.sqrt(5.0) - 1.0) / 2.0
 SHOWN = 30
 _channel = {"fd": 2, "token": "", "active": True}
 _counts = {"perturbed": 0, "bypassed": 0}
+_pending = {}
 
 
 def _emit(text):
@@ -75,16 +80,16 @@ def _factors(size=None):
 
     k = _counts["perturbed"]
     _counts["perturbed"] += 1
-    rng = np.random.default_rng([SEED, k])
-    f = math.exp((1 if rng.random() < 0.5 else -1) * rng.uniform(0.05, 0.12))
+    g = (0.05 + 0.07 * ((k + 1) * PHI % 1.0)) / (1.0 + k / 1000.0)
     if size is None:
-        return f
-    return f * (1.0 + JITTER * rng.uniform(-1.0, 1.0, size))
+        return math.exp(g)
+    rng = np.random.default_rng([SEED, k])
+    return math.exp(g) * (1.0 + 0.4 * g * rng.uniform(-1.0, 1.0, size))
 
 
 def _applied(what, f):
     if _counts["perturbed"] <= SHOWN:
-        shown = f"x{f:.4f}" if isinstance(f, float) else f"x{float(f.mean()):.4f} (+-2% per entry)"
+        shown = f"x{f:.4f}" if isinstance(f, float) else f"x{float(f.mean()):.4f} (per entry)"
         _emit(f"applied: {what} {shown}")
 
 
@@ -202,16 +207,23 @@ def _wrap_bypass(fn, what):
     return _like(fn, wrapper)
 
 
-def _replace_everywhere(original, wrapper, prefixes=("dolfinx", "basix")):
-    """Put `wrapper` wherever a loaded dolfinx/basix module holds `original`, so no alias
-    (e.g. `dolfinx.fem.assemble.assemble_scalar`) leads back to it."""
+def _replace_everywhere(original, wrapper):
+    """Put `wrapper` wherever a loaded dolfinx/basix module holds `original` (at the end
+    of `install`, in one sweep), so no alias such as `dolfinx.fem.assemble.assemble_scalar`
+    leads back to it."""
+    _pending[id(original)] = (original, wrapper)
+
+
+def _sweep(prefixes=("dolfinx", "basix")):
     for name, module in list(sys.modules.items()):
         if module is None or not name.startswith(prefixes):
             continue
         for attr, value in list(getattr(module, "__dict__", {}).items()):
-            if value is original:
+            hit = _pending.get(id(value))
+            if hit is not None and hit[0] is value:
                 with contextlib.suppress(AttributeError, TypeError):
-                    setattr(module, attr, wrapper)
+                    setattr(module, attr, hit[1])
+    _pending.clear()
 
 
 def _patch_method(cls, name, make):
@@ -230,6 +242,7 @@ def install(token="", active=True):
         _install_dolfinx()
     with contextlib.suppress(ImportError):
         _install_basix()
+    _sweep()
 
 
 def _install_dolfinx():
