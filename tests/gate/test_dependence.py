@@ -4,6 +4,9 @@ decorative solve does not, and is rejected."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,6 +135,19 @@ def test_answers_not_computed_by_fenicsx_are_rejected(tmp_path: Path) -> None:
         assert dep.perturbed, name  # the decorative solve really was scaled
         assert "does not depend on the FEniCSx computation: unchanged" in r.reason, r.reason
         assert r.reason.startswith("fem-dependence:"), r.reason
+    # the CLI shows the check like the others and exits 1
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "gate", "invariance", str(cand), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 1, p.stderr
+    data = json.loads(p.stdout)
+    assert [(c["name"], c["outcome"]) for c in data["checks"]] == [
+        ("reordered-mesh", "pass"),
+        ("fem-dependence", "fail"),
+    ]
 
 
 _NO_SOLVE = "import dolfinx_solver  # noqa: F401\nimport numpy as np\n"
