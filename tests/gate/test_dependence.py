@@ -269,3 +269,34 @@ def test_computed_answers_and_every_template_family_pass(tmp_path: Path) -> None
         assert r.passed, (name, r.reason)
         dep = r.checks[1]
         assert dep.name == "fem-dependence" and dep.perturbed and dep.printed != dep.reference
+
+
+@pytest.mark.slow
+def test_only_the_scripts_own_calls_are_scaled() -> None:
+    """Library code (FFCx compiling a form asks Basix for quadrature) gets exact values, so
+    no scaled rule reaches a compiled kernel or the form cache; the script's call does not."""
+    import shutil
+
+    from scigate import sandbox
+
+    hook = (Path(FenicsxDomain().seed_dirs()[0]).parent.parent / "_dependence_hook.py").read_text()
+    probe = """
+import basix
+import numpy as np
+
+library = {"__name__": "ffcx.ir.fake", "basix": basix}
+exec("def rule():\\n    return basix.make_quadrature(basix.CellType.triangle, 4)[1]", library)
+exact = library["rule"]()
+install("", True)
+print(np.array_equal(library["rule"](), exact))
+print(np.array_equal(basix.make_quadrature(basix.CellType.triangle, 4)[1], exact))
+print(hasattr(basix.make_quadrature, "__wrapped__"))
+"""
+    ws = sandbox.fresh_workspace()
+    try:
+        r = sandbox.run_python(hook + probe, workspace=ws, preload=get_domain("fenicsx").preload)
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+    assert r.ok, r.stderr
+    assert r.stdout.split() == ["True", "False", "False"]
+    assert "scigate-dependence: applied: basix.make_quadrature weights" in r.stderr
