@@ -163,8 +163,12 @@ def test_judge_mpi_check_names_each_rank() -> None:
 
 def test_fenicsx_declares_the_reorder_check_and_mpi_only_on_request() -> None:
     dom = get_domain("fenicsx")
-    assert [c.name for c in dom.semantic_checks()] == ["reordered-mesh"]
-    assert [c.name for c in dom.semantic_checks(mpi_ranks=2)] == ["reordered-mesh", "mpi-2-ranks"]
+    assert [c.name for c in dom.semantic_checks()] == ["reordered-mesh", "fem-dependence"]
+    assert [c.name for c in dom.semantic_checks(mpi_ranks=2)] == [
+        "reordered-mesh",
+        "fem-dependence",
+        "mpi-2-ranks",
+    ]
     assert dom.mpiexec is not None
 
 
@@ -295,6 +299,9 @@ def test_the_papers_item_0023_and_the_seeds_pass_via_the_cli(tmp_path: Path) -> 
             data["checks"][0]
         )
         assert data["checks"][0]["perturbed"], d.name  # a mesh was really reordered
+        dep = data["checks"][1]
+        assert dep["name"] == "fem-dependence" and dep["passed"] and dep["perturbed"], d.name
+        assert dep["printed"] != dep["reference"], d.name
 
 
 @pytest.mark.slow
@@ -321,17 +328,20 @@ def test_mpi_check_passes_a_summed_value_and_fails_a_rank_local_one(tmp_path: Pa
     )
     ok = invariance(summed, mpi_ranks=2, timeout=120)
     assert ok.passed, ok.reason
-    assert [c.name for c in ok.checks] == ["reordered-mesh", "mpi-2-ranks"]
-    assert ok.checks[1].ranks == ["0.833333", "0.833333"]
+    assert [c.name for c in ok.checks] == ["reordered-mesh", "fem-dependence", "mpi-2-ranks"]
+    assert ok.checks[2].ranks == ["0.833333", "0.833333"]
     # serial the rank-local script is right (gate 1 and the reorder pass); on 2 ranks not
     bad = invariance(local, mpi_ranks=2, timeout=120)
-    assert not bad.passed and bad.checks[0].passed
-    mpi = bad.checks[1]
+    assert not bad.passed and bad.checks[0].passed and bad.checks[1].passed
+    mpi = bad.checks[2]
     assert mpi.name == "mpi-2-ranks" and not mpi.passed
     assert mpi.ranks is not None and len(mpi.ranks) == 2 and "0.833333" not in mpi.ranks
     assert "serial printed 0.833333" in bad.reason
     # off by default
-    assert [c.name for c in invariance(local, timeout=120).checks] == ["reordered-mesh"]
+    assert [c.name for c in invariance(local, timeout=120).checks] == [
+        "reordered-mesh",
+        "fem-dependence",
+    ]
 
 
 @pytest.mark.slow
@@ -368,6 +378,10 @@ def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) ->
         # the mesh family really had its mesh reordered; the tabulation has no mesh
         poisson = by_family["deformed_poisson"]["detail"]["checks"][0]
         assert poisson["name"] == "reordered-mesh" and poisson["perturbed"]
+        # both families' computed values were scaled and their answers moved
+        for fam in ("deformed_poisson", "basix_tabulate"):
+            dep = by_family[fam]["detail"]["checks"][1]
+            assert dep["name"] == "fem-dependence" and dep["passed"] and dep["perturbed"]
         assert by_family["basix_tabulate"]["reason"].find("not applicable") >= 0
         assert store.query("SELECT invariant FROM v_funnel")[0]["invariant"] == 2
         a = audit(store)
@@ -389,7 +403,7 @@ def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) ->
     for rec in records:
         inv = [g for g in rec["gates"] if g["gate"] == "invariance"]
         assert len(inv) == 1 and inv[0]["outcome"] == "pass"
-        assert inv[0]["conditions"]["checks"] == ["reordered-mesh"]
+        assert inv[0]["conditions"]["checks"] == ["reordered-mesh", "fem-dependence"]
 
 
 @pytest.mark.slow
@@ -460,15 +474,18 @@ def test_rescreen_leaves_out_candidates_that_failed_gate_1b(tmp_path: Path) -> N
 def test_checks_run_without_the_answer_or_the_generator_notes(tmp_path: Path) -> None:
     """The perturbed runs get the same workspace as gate 1: no answer.txt, no meta.json."""
     snoop = (
-        "import os\n"
+        "import os\nimport basix\n"
+        "w = basix.make_quadrature(basix.CellType.interval, 2)[1].sum()\n"
         "leaked = [f for f in ('answer.txt', 'meta.json', 'notes.md') if os.path.exists(f)]\n"
-        "print('LEAK ' + ' '.join(leaked) if leaked else f'{2/7:.6f}')\n"
+        "print('LEAK ' + ' '.join(leaked) if leaked else f'{2/7 * w:.6f}')\n"
     )
     cand = write_candidate(tmp_path / "c", solution=snoop, meta={"family": "x", "answer": "B"})
     (cand / "notes.md").write_text("the answer is B\n")
     r = invariance(cand, mpi_ranks=2, timeout=120)
     assert r.passed, r.reason
-    assert [c.printed for c in r.checks] == ["0.285714", "0.285714"]
+    # the dependence check's run computes with scaled quadrature weights
+    printed = [c.printed for c in r.checks]
+    assert printed[0] == printed[2] == "0.285714" and printed[1] != "0.285714", printed
 
 
 @pytest.mark.slow
@@ -518,8 +535,8 @@ def test_a_mesh_that_cannot_be_reordered_is_unjudged_not_passed(tmp_path: Path) 
     opts = {"A": "1.000000", "B": "0.500000", "C": "2.000000", "D": "0.250000"}
     cand = write_candidate(tmp_path / "c", options=opts, answer="A", solution=script)
     r = invariance(cand, timeout=120)
-    assert r.outcome == "error" and not r.passed
-    assert "cannot decide" in r.reason and "kept its order" in r.reason
+    assert not r.passed and r.checks[0].outcome == "error"
+    assert "cannot decide" in r.checks[0].reason and "kept its order" in r.checks[0].reason
 
 
 def test_pool_and_funnel_drop_gate_1b_failures_and_keep_unchecked_candidates(

@@ -67,8 +67,9 @@ def invariance_cmd(
     domain: str = typer.Option("fenicsx", "--domain", help="Domain whose checks apply."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Gate 1b: gate 1, then the domain's semantic checks (e.g. the mesh in another order);
-    the printed value must not change at the proposed option's precision."""
+    """Gate 1b: gate 1, then the domain's semantic checks: under an invariance check (e.g.
+    the mesh in another order) the printed value must not change at the proposed option's
+    precision, under a dependence check (computed values scaled) it must."""
     from scigate.domains import get_domain
     from scigate.gate import invariance, load_candidate
 
@@ -236,7 +237,7 @@ def run_cmd(
     invariance: bool = typer.Option(
         True,
         "--invariance/--no-invariance",
-        help="Gate 1b after verification: the domain's semantic checks (FEniCSx: mesh reordered).",
+        help="Gate 1b after verification: the domain's semantic checks (FEniCSx: mesh reordered; computed values scaled).",
     ),
     mpi_ranks: int = typer.Option(
         1, "--mpi-ranks", help="Gate 1b also runs the script on N MPI ranks (1: off)."

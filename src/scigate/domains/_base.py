@@ -6,7 +6,7 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -22,14 +22,22 @@ class TemplateGenerator(Protocol):
 
 
 class SemanticCheck(BaseModel):
-    """A perturbation that cannot change a correct computation's printed answer (gate 1b).
+    """A perturbation whose effect on the printed answer is known in advance (gate 1b).
 
-    The candidate's script runs again in the sandbox under the perturbation; the gate
-    accepts it only if the printed value is unchanged at the proposed option's precision.
+    The candidate's script runs again in the sandbox under the perturbation. With
+    `expect="same"` (an invariance check) the perturbation cannot change a correct
+    computation, and the gate accepts the candidate only if the printed value is unchanged
+    at the proposed option's precision. With `expect="changed"` (a dependence check) the
+    perturbation changes what the tool computes, and the printed value must differ from
+    the unperturbed one at that precision: an answer that stays put did not come from the
+    tool. A proposed answer that is an integer (a count: cells, dofs, iterations) is
+    exempt from `changed` checks, since scaling computed values need not move it.
     """
 
     name: str
     description: str
+    #: "same": the printed value must not change; "changed": it must
+    expect: Literal["same", "changed"] = "same"
     #: Python source run in the script's interpreter before the script (e.g. wrapping a
     #: library's constructors); empty: the script runs as it is
     prelude: str = ""

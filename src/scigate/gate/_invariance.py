@@ -6,15 +6,29 @@ presented with its cells and nodes in another order (on by default) and, opt-in,
 script runs on several MPI ranks. Each check runs the candidate's script again in the
 sandbox, in a fresh workspace built like verification's (no answer, no generator notes),
 through a small runner that executes the check's prelude and then solution.py as
-`__main__`. Serial checks fork from the same warm server verification uses. A check
-passes when the printed value equals the unperturbed one at the proposed option's
-printed precision; a run that cannot decide (time-out, nothing perturbed although the
-check applied) is `error`, never a pass.
+`__main__`. Serial checks fork from the same warm server verification uses. An
+invariance check (`expect="same"`) passes when the printed value equals the unperturbed
+one at the proposed option's printed precision; a run that cannot decide (time-out,
+nothing perturbed although the check applied) is `error`, never a pass.
+
+A dependence check (`expect="changed"`; FEniCSx: every value DOLFINx and Basix compute
+for the script scaled) is the opposite: the printed value must differ from the
+unperturbed one at the option's precision, not merely in digits the option does not
+show, since an answer hidden as `0.134268 + 1e-9 * J` is as constant as a literal. It
+fails when the value is unchanged, and also when the script reached none of the
+perturbed computations at all: then no FEniCSx computation reached the answer either
+(this is a verdict about the script, not an inability to decide, so `fail`, not
+`error`). It is `error` when the run cannot show a dependence: a crash or time-out (a
+script that detects the check could crash on purpose), a non-finite or missing value,
+no closing report, or the script calling the library's unperturbed layer directly.
+The one exemption is narrow: a proposed answer that is an integer (a count of cells,
+dofs or iterations, which scaling computed values need not move) is not checked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import shutil
 import sys
@@ -26,7 +40,7 @@ from pydantic import BaseModel, Field
 
 from scigate.domains import SemanticCheck
 from scigate.gate._candidate import Candidate, load_candidate
-from scigate.gate._values import same_value
+from scigate.gate._values import parse_number, same_value
 from scigate.gate._verify import candidate_workspace, verify
 
 if TYPE_CHECKING:
@@ -186,7 +200,7 @@ def _verdict(
         outcome, reason = "pass", "the domain declares no semantic checks"
     else:
         outcome = "pass"
-        reason = "unchanged under " + "; ".join(f"{r.name} ({r.reason})" for r in results)
+        reason = "passed " + "; ".join(f"{r.name} ({r.reason})" for r in results)
     return InvarianceResult(
         passed=outcome == "pass",
         outcome=outcome,
@@ -217,6 +231,16 @@ def run_check(
     if memory_bytes is not None:
         limits.memory_bytes = memory_bytes
     base = {"name": check.name, "reference": reference}
+    if check.expect == "changed" and is_count(cand.answer_value):
+        return CheckResult(
+            passed=True,
+            outcome="pass",
+            printed=None,
+            reason=f"not applicable: the proposed answer {cand.answer_value} is an integer "
+            "(a count), which scaling computed values need not change",
+            seconds=0.0,
+            **base,
+        )
     if check.mpi_ranks > 1 and mpiexec is None:
         return CheckResult(
             passed=False,
@@ -254,6 +278,11 @@ def run_check(
     return judge_check(
         check, result, outputs, reference=reference, like=cand.answer_value, token=token
     )
+
+
+def is_count(value: str | None) -> bool:
+    """True when an option's value is written as an integer (``128``, ``-3``)."""
+    return value is not None and re.fullmatch(r"[+-]?\d+", value.strip()) is not None
 
 
 def runner_source(check: SemanticCheck, token: str) -> str:
@@ -321,6 +350,8 @@ def judge_check(
 
     if result.timed_out:
         return verdict("error", f"cannot decide: timeout {where}: {result.reason}")
+    if check.expect == "changed":
+        return _judge_changed(check, result, outputs, reports, done, base, reference, like)
     if result.exit_code != 0:
         tail = result.stderr_tail(3).strip().replace("\n", " | ")
         return verdict("fail", f"crash {where}: {result.reason}" + (f"; {tail}" if tail else ""))
@@ -355,3 +386,62 @@ def judge_check(
     if check.marker and not reports:
         return verdict("pass", f"not applicable: nothing to perturb; printed {printed}")
     return verdict("pass", f"printed {printed}; {reference} without it")
+
+
+def _judge_changed(
+    check: SemanticCheck,
+    result: SandboxResult,
+    outputs: list[str],
+    reports: list[str],
+    done: list[str],
+    base: dict,
+    reference: str,
+    like: str | None,
+) -> CheckResult:
+    """A dependence check's verdict (see the module docstring)."""
+    where = f"under {check.name}"
+    printed = base["printed"]
+
+    def verdict(outcome: Outcome, reason: str) -> CheckResult:
+        return CheckResult(passed=outcome == "pass", outcome=outcome, reason=reason, **base)
+
+    if result.exit_code != 0:
+        tail = result.stderr_tail(3).strip().replace("\n", " | ")
+        return verdict(
+            "error",
+            f"cannot decide: crash {where}: {result.reason}" + (f"; {tail}" if tail else ""),
+        )
+    if printed is None:
+        n = len([ln for ln in outputs[0].splitlines() if ln.strip()])
+        return verdict("error", f"cannot decide: printed {n} lines {where}, expected exactly one")
+    if parse_number(printed) is None and not _is_plain(printed):  # nan, inf
+        return verdict("error", f"cannot decide: printed {printed!r} {where}")
+    if check.epilogue and not done:
+        return verdict(
+            "error",
+            "cannot decide: the run ended without the check's closing report "
+            "(the script exited early or closed the check's channel)",
+        )
+    unperturbed = [r for r in reports if r.startswith("unperturbed")]
+    if unperturbed:
+        return verdict("error", f"cannot decide: {unperturbed[0]}")
+    applied = [r for r in reports if r.startswith("applied")]
+    scaled = done[0].removeprefix("done:").split(",")[0].strip() if done else ""
+    if not applied:
+        return verdict(
+            "fail",
+            "the printed answer does not depend on the FEniCSx computation: the script "
+            f"reached none of the computations {check.name} perturbs (printed {printed})",
+        )
+    if same_value(printed, reference, like):
+        return verdict(
+            "fail",
+            "the printed answer does not depend on the FEniCSx computation: unchanged "
+            f"({printed}) with {scaled or 'the computed values scaled'}",
+        )
+    return verdict("pass", f"changed to {printed} ({reference} unscaled) with {scaled}")
+
+
+def _is_plain(text: str) -> bool:
+    """A non-numeric printed value that is not nan/inf spelled out (e.g. ``P2``)."""
+    return text.strip().lower().lstrip("+-") not in ("nan", "inf", "infinity")

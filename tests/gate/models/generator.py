@@ -14,8 +14,17 @@ import os
 import re
 import time
 
-GOOD_SOLUTION = "print(f'{2/7:.6f}')\n"
-BROKEN_SOLUTION = "print(f'{2/7:.6f}')\nprint('done')\n"
+# The values go through a Basix computation (the interval's quadrature weights sum to 1)
+# so that they pass gate 1b's FEniCSx dependence check like a real item.
+_BASIX = "import basix\nw = basix.make_quadrature(basix.CellType.interval, 2)[1].sum()\n"
+
+
+def _prints(numerator: int, denominator: int) -> str:
+    return _BASIX + f"print(f'{{{numerator}/{denominator} * w:.6f}}')\n"
+
+
+GOOD_SOLUTION = _prints(2, 7)
+BROKEN_SOLUTION = GOOD_SOLUTION + "print('done')\n"
 
 
 def _files(round_index: int) -> dict:
@@ -28,7 +37,7 @@ def _files(round_index: int) -> dict:
             "question.md": question,
             "options.json": json.dumps(options),
             "answer.txt": "A",
-            "solution.py": "print(f'{1/7:.6f}')\n",
+            "solution.py": _prints(1, 7),
         }
     if round_index == 1:
         question = "Compute 2/7 (broken solution) rounded to six decimals."
@@ -50,7 +59,7 @@ def _files(round_index: int) -> dict:
             question = f"Item {words[round_index % 4]}: what is 2/{k} to six decimals?"
         vals = [2 / k, 1 / k, 3 / k, 4 / k]
         options = {letter: f"{v:.6f}" for letter, v in zip("BACD", vals, strict=True)}
-        solution = f"print(f'{{2/{k}:.6f}}')\n"
+        solution = _prints(2, k)
     return {
         "question.md": question,
         "options.json": json.dumps(options),

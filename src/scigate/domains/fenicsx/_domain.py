@@ -49,6 +49,28 @@ print(json.dumps(report))
 """
 
 
+def _hook(var: str, filename: str, install_args: str) -> str:
+    """Runner source that executes a hook file in a namespace of its own (so two hooks'
+    names cannot clash) and then calls its `install(install_args)`."""
+    src = (HERE / filename).read_text()
+    return (
+        f"{var} = {{'__name__': {var!r}}}\n"
+        f"exec(compile({src!r}, {var!r}, 'exec'), {var})\n"
+        f"{var}['install']({install_args})\n"
+    )
+
+
+def _preludes(*, scale: bool) -> str:
+    """Both hooks installed with the run's token: the mesh reorder, and the dependence
+    hook scaling (`scale`) or as its sham."""
+    return (
+        '_scigate_token = globals().pop("_SCIGATE_TOKEN", "")\n'
+        + _hook("_scigate_reorder", "_reorder_hook.py", "_scigate_token")
+        + _hook("_scigate_dependence", "_dependence_hook.py", f"_scigate_token, {scale}")
+        + "del _scigate_token\n"
+    )
+
+
 class FenicsxDomain(Domain):
     """DOLFINx 0.11 with PETSc real scalars (wheel ``dolfinx-solver-real``)."""
 
@@ -64,17 +86,32 @@ class FenicsxDomain(Domain):
     )
 
     def semantic_checks(self, *, mpi_ranks: int = 1) -> list[SemanticCheck]:
-        """The mesh presented in another order (always); `mpi_ranks` > 1 adds the MPI run."""
+        """The mesh presented in another order, then every computed value scaled (both
+        always); `mpi_ranks` > 1 adds the MPI run.
+
+        Both runs install both hooks, so a script sees the same wrapped functions in each:
+        the reorder run under the dependence hook's sham (nothing scaled), the dependence
+        run with the mesh reordered too (a correct script is indifferent to that)."""
         reorder = SemanticCheck(
             name="reordered-mesh",
             description="the same script with the mesh's cells and nodes presented in a "
             "shuffled order, so geometry and dof numberings change",
-            prelude=(HERE / "_reorder_hook.py").read_text()
-            + '\ninstall(globals().pop("_SCIGATE_TOKEN", ""))\n',
+            prelude=_preludes(scale=False),
             marker="scigate-invariance:",
-            epilogue="finish()\n",
+            epilogue="_scigate_reorder['finish']()\n",
         )
-        return [reorder] + ([mpi_check(mpi_ranks)] if mpi_ranks > 1 else [])
+        dependence = SemanticCheck(
+            name="fem-dependence",
+            description="the same script with every value DOLFINx and Basix compute for it "
+            "(assembled integrals, vectors and matrices, solutions, interpolants, "
+            "tabulations, quadrature weights) scaled by a factor of its own; an answer "
+            "computed from them must change",
+            expect="changed",
+            prelude=_preludes(scale=True),
+            marker="scigate-dependence:",
+            epilogue="_scigate_dependence['finish']()\n",
+        )
+        return [reorder, dependence] + ([mpi_check(mpi_ranks)] if mpi_ranks > 1 else [])
 
     def check_environment(self) -> dict[str, Any]:
         """Probe the domain interpreter in a subprocess (dolfinx never loads in the caller)."""
