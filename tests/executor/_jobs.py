@@ -102,3 +102,17 @@ def recording_tools(tools: dict, log: str) -> dict:
         return Tool(fn, t.spec, t._args_model)
 
     return {n: t if t.spec.heavy else wrap(t) for n, t in tools.items()}
+
+
+def assigned_cpus() -> float:
+    """The CPUs Ray reserved for this task."""
+    import ray
+
+    return ray.get_runtime_context().get_assigned_resources().get("CPU", 0.0)
+
+
+def unisolated_here() -> bool:
+    """Whether this worker's sandbox would run without isolation."""
+    from scigate.sandbox import unisolated_allowed
+
+    return unisolated_allowed()

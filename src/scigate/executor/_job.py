@@ -17,6 +17,9 @@ class Job(BaseModel):
     fn: Callable[..., Any]
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = Field(default_factory=dict)
+    #: CPUs the job occupies while it runs (an MPI run of N ranks: N); Ray reserves them
+    #: (at most a node's CPUs), the local executor runs it in one of its slots
+    num_cpus: int = Field(1, ge=1)
 
 
 class JobResult(BaseModel):

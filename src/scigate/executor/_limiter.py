@@ -90,8 +90,9 @@ def limiter_actor() -> Any:
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    # On the driver's node: a worker node may be lost, the driver's node ends the run anyway.
-    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=True)
+    # On the driver's node, hard: a worker node may be lost, the driver's node ends the run
+    # anyway (a soft affinity was seen to place it on a worker node of a test cluster).
+    here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
     return (
         ray.remote(num_cpus=0)(ModelLimiter)
         .options(

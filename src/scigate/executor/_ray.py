@@ -10,6 +10,7 @@ from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, Shared
 from scigate.executor._limiter import install_limiter, limiter_actor, uninstall_limiter
 from scigate.executor._pools import close_registry, install_pools, registry_actor, uninstall_pools
+from scigate.sandbox import allow_unisolated, unisolated_allowed
 
 
 def _import_ray() -> Any:
@@ -34,10 +35,15 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
         raise BadInput(f"no Ray cluster answers at {address}: {exc}") from None
 
 
-def _call(fn: Any, args: tuple, kwargs: dict, limiter: Any, pools: Any) -> tuple[Any, str]:
+def _call(
+    fn: Any, args: tuple, kwargs: dict, limiter: Any, pools: Any, unisolated: bool = False
+) -> tuple[Any, str]:
     """Runs on a worker: the llm layer uses the cluster limiter and the sandbox the node's
-    warm pool actors, then the job runs."""
+    warm pool actors; whether runs may go unisolated is the driver's decision (its
+    `--allow-unisolated`), not the worker's environment's; then the job runs."""
     import ray
+
+    allow_unisolated(unisolated)
 
     if limiter is not None:
         install_limiter(limiter)
@@ -106,6 +112,13 @@ class RayExecutor(Executor):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "nodes": self.nodes()}
 
+    def _node_cpus(self) -> int:
+        """The CPUs of the largest alive node."""
+        import ray
+
+        cpus = [n.get("Resources", {}).get("CPU", 0) for n in ray.nodes() if n.get("Alive")]
+        return max(1, int(max(cpus, default=1)))
+
     def share(self, value: Any) -> Shared:
         import ray
 
@@ -115,7 +128,12 @@ class RayExecutor(Executor):
         from ray.exceptions import RayTaskError
 
         try:
-            return await self._remote.remote(job.fn, job.args, job.kwargs, self.limiter, self.pools)
+            remote = self._remote
+            if job.num_cpus > 1:  # never more than a node has: Ray would wait for ever
+                remote = remote.options(num_cpus=min(job.num_cpus, self._node_cpus()))
+            return await remote.remote(
+                job.fn, job.args, job.kwargs, self.limiter, self.pools, unisolated_allowed()
+            )
         except RayTaskError as exc:  # the job's own exception, not Ray's wrapper
             cause = getattr(exc, "cause", None)
             if isinstance(cause, Exception):

@@ -2,8 +2,8 @@
 
 Verification, invariance (gate 1b), `--solver-cmd` runs and the built-in solver agent
 (whose tool calls execute code where the sandbox runs) each become one job. A worker's
-sandbox (and its warm server, one per worker process and domain) gives the same
-guarantees as a local run. The model solver's model is rebuilt from its spec on the
+sandbox (its warm runs go to the node's pool actor on Ray) gives the same guarantees as
+a local run. The model solver's model is rebuilt from its spec on the
 worker with a recorder that only collects the call records; they travel back with the
 result and the driver writes them as the local path would (it stays the only writer of
 the run database). A job that keeps failing is an error with the reason, never a verdict.
@@ -65,10 +65,10 @@ class ExecutorWorkers(GateWorkers):
         return asyncio.Semaphore(max(1, self.executor.workers))
 
     async def _run(
-        self, stage: str, cand: Candidate, fn: Any, *args: Any, **kwargs: Any
+        self, stage: str, cand: Candidate, fn: Any, *args: Any, cpus: int = 1, **kwargs: Any
     ) -> JobResult:
         return await self.executor.run(
-            Job(id=f"{stage}:{cand.id}", fn=fn, args=(cand, *args), kwargs=kwargs)
+            Job(id=f"{stage}:{cand.id}", fn=fn, args=(cand, *args), kwargs=kwargs, num_cpus=cpus)
         )
 
     def _failure(self, stage: str, result: JobResult) -> str:
@@ -97,6 +97,7 @@ class ExecutorWorkers(GateWorkers):
             "invariance",
             cand,
             invariance,
+            cpus=mpi_ranks,  # the MPI check runs `mpi_ranks` processes at once
             reference=reference,
             mpi_ranks=mpi_ranks,
             timeout=timeout,

@@ -79,8 +79,9 @@ class IsolationUnavailable(BadInput):
     """Untrusted code would run without isolation and that was not allowed."""
 
 
-def allow_unisolated(allowed: bool = True) -> None:
-    """Let this process run untrusted code without bubblewrap (the `--allow-unisolated` flag)."""
+def allow_unisolated(allowed: bool | None = True) -> None:
+    """Let this process run untrusted code without bubblewrap (the `--allow-unisolated`
+    flag); False forbids it whatever the environment says, None defers to the environment."""
     global _allow_unisolated
     _allow_unisolated = allowed
 
