@@ -369,15 +369,9 @@ def judge_check(
         return verdict("fail", f"printed {n} lines {where}, expected exactly one")
     if not same_value(printed, reference, like):
         return verdict("fail", f"printed {printed} {where}; {reference} without it")
-    if check.epilogue and not done:
-        return verdict(
-            "error",
-            "cannot decide: the run ended without the check's closing report "
-            "(the script exited early or closed the check's channel)",
-        )
-    unperturbed = [r for r in reports if r.startswith("unperturbed")]
-    if unperturbed:
-        return verdict("error", f"cannot decide: {unperturbed[0]}")
+    undecided = _undecided(check, reports, done)
+    if undecided:
+        return verdict("error", undecided)
     applied = [r for r in reports if r.startswith("applied")]
     if check.marker and reports and not applied:
         return verdict(
@@ -386,6 +380,18 @@ def judge_check(
     if check.marker and not reports:
         return verdict("pass", f"not applicable: nothing to perturb; printed {printed}")
     return verdict("pass", f"printed {printed}; {reference} without it")
+
+
+def _undecided(check: SemanticCheck, reports: list[str], done: list[str]) -> str | None:
+    """Why the check's own reports leave the run undecided: no closing report although the
+    check has an epilogue, or a perturbation the prelude could not apply; else None."""
+    if check.epilogue and not done:
+        return (
+            "cannot decide: the run ended without the check's closing report "
+            "(the script exited early or closed the check's channel)"
+        )
+    unperturbed = [r for r in reports if r.startswith("unperturbed")]
+    return f"cannot decide: {unperturbed[0]}" if unperturbed else None
 
 
 def _judge_changed(
@@ -416,15 +422,9 @@ def _judge_changed(
         return verdict("error", f"cannot decide: printed {n} lines {where}, expected exactly one")
     if parse_number(printed) is None and not _is_plain(printed):  # nan, inf
         return verdict("error", f"cannot decide: printed {printed!r} {where}")
-    if check.epilogue and not done:
-        return verdict(
-            "error",
-            "cannot decide: the run ended without the check's closing report "
-            "(the script exited early or closed the check's channel)",
-        )
-    unperturbed = [r for r in reports if r.startswith("unperturbed")]
-    if unperturbed:
-        return verdict("error", f"cannot decide: {unperturbed[0]}")
+    undecided = _undecided(check, reports, done)
+    if undecided:
+        return verdict("error", undecided)
     applied = [r for r in reports if r.startswith("applied")]
     scaled = done[0].removeprefix("done:").split(",")[0].strip() if done else ""
     if not applied:
