@@ -34,19 +34,8 @@ def test_doctor_reports_an_unreachable_cluster_without_hanging():
 
 
 @pytest.mark.slow
-def test_doctor_lists_the_clusters_nodes_and_cpus():
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
-    from ray.cluster_utils import Cluster
-
-    ray.shutdown()
-    cluster = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
-    )
-    try:
-        cluster.add_node(num_cpus=1)
-        cluster.wait_for_nodes()
-        found = _doctor("--ray-address", cluster.address)["ray_cluster"]
-        assert found["cpus"] == 2
-        assert sorted((n["alive"], n["cpus"]) for n in found["nodes"]) == [(True, 1), (True, 1)]
-    finally:
-        cluster.shutdown()
+def test_doctor_lists_the_clusters_nodes_and_cpus(two_nodes):
+    cluster, _ = two_nodes
+    found = _doctor("--ray-address", cluster.address)["ray_cluster"]
+    assert found["cpus"] == 2
+    assert sorted((n["alive"], n["cpus"]) for n in found["nodes"]) == [(True, 1), (True, 1)]

@@ -3,6 +3,7 @@ result per job, nothing lost and nothing duplicated."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -12,55 +13,31 @@ from scigate.executor import Job
 
 
 @pytest.mark.slow
-def test_node_removed_mid_run_loses_and_duplicates_nothing(tmp_path):
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
-    from ray.cluster_utils import Cluster
-
-    from scigate.executor._ray import RayExecutor
-
+def test_node_removed_mid_run_loses_and_duplicates_nothing(two_node_executor, tmp_path):
     from . import _jobs
 
-    ray.shutdown()
-    cluster = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
-    )
-    worker = cluster.add_node(num_cpus=1)
-    executor = None
-    try:
-        ray.init(address=cluster.address)
-        ray.cloudpickle.register_pickle_by_value(_jobs)
-        cluster.wait_for_nodes()
-        executor = RayExecutor(retries=2)
-        assert executor.describe() == {"name": "ray", "workers": 2, "nodes": 2}
-        jobs = [
-            Job(id=f"j{i}", fn=_jobs.slow_square, args=(i, 1.5, str(tmp_path))) for i in range(4)
-        ]
+    cluster, worker, executor = two_node_executor
+    assert executor.describe() == {"name": "ray", "workers": 2, "nodes": 2}
+    jobs = [Job(id=f"j{i}", fn=_jobs.slow_square, args=(i, 1.5, str(tmp_path))) for i in range(4)]
 
-        def lose_the_worker() -> None:
-            deadline = time.monotonic() + 60
-            while not list(tmp_path.glob(f"{worker.node_id}-*")):  # a job runs there
-                assert time.monotonic() < deadline, "no job reached the worker node"
-                time.sleep(0.05)
-            cluster.remove_node(worker, allow_graceful=False)
+    def lose_the_worker() -> None:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(f"{worker.node_id}-*")):  # a job runs there
+            assert time.monotonic() < deadline, "no job reached the worker node"
+            time.sleep(0.05)
+        cluster.remove_node(worker, allow_graceful=False)
 
-        killer = threading.Thread(target=lose_the_worker)
-        yielded = []
+    killer = threading.Thread(target=lose_the_worker)
+    yielded = []
 
-        async def collect() -> None:
-            killer.start()
-            async for result in executor.as_completed(jobs):
-                yielded.append(result)
+    async def collect() -> None:
+        killer.start()
+        async for result in executor.as_completed(jobs):
+            yielded.append(result)
 
-        import asyncio
-
-        asyncio.run(collect())
-        killer.join()
-        assert sorted(r.id for r in yielded) == [f"j{i}" for i in range(4)]  # once each
-        assert all(r.ok for r in yielded), [r.error for r in yielded if not r.ok]
-        assert {r.id: r.value for r in yielded} == {f"j{i}": i * i for i in range(4)}
-        assert max(r.attempts for r in yielded) >= 2  # the lost job ran again elsewhere
-    finally:
-        if executor is not None:
-            executor.close()
-        ray.shutdown()
-        cluster.shutdown()
+    asyncio.run(collect())
+    killer.join()
+    assert sorted(r.id for r in yielded) == [f"j{i}" for i in range(4)]  # once each
+    assert all(r.ok for r in yielded), [r.error for r in yielded if not r.ok]
+    assert {r.id: r.value for r in yielded} == {f"j{i}": i * i for i in range(4)}
+    assert max(r.attempts for r in yielded) >= 2  # the lost job ran again elsewhere
