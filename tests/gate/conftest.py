@@ -46,3 +46,28 @@ def model_spec(name: str) -> str:
     """A python/ model spec for a callable in tests/gate/models/."""
     module, func = name.split(":")
     return f"python/{MODELS / module}.py:{func}"
+
+
+def run_in_fenicsx(source: str):
+    """`source` run in the sandbox from a warm FEniCSx server, in a workspace of its own
+    (removed after); the SandboxResult."""
+    import shutil
+
+    from scigate import sandbox
+    from scigate.domains import get_domain
+
+    ws = sandbox.fresh_workspace()
+    try:
+        return sandbox.run_python(source, workspace=ws, preload=get_domain("fenicsx").preload)
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+
+
+def cli(*args: str):
+    """`scigate ARGS` run in-process: an object with returncode, stdout and stderr."""
+    from types import SimpleNamespace
+
+    from _cli import run_main
+
+    code, out, err = run_main(*args)
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)

@@ -5,8 +5,6 @@ decorative solve does not, and is rejected."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from scigate.domains.fenicsx import FenicsxDomain
 from scigate.gate import invariance, load_candidate, verify
 from scigate.gate._invariance import is_count, judge_check, run_check
 
-from .conftest import write_candidate
+from .conftest import cli, run_in_fenicsx, write_candidate
 from .test_invariance import _SOLVE, BY_POINT_EVALUATION, OPTIONS, QUESTION, _result
 
 DEPENDENCE = SemanticCheck(
@@ -136,12 +134,7 @@ def test_answers_not_computed_by_fenicsx_are_rejected(tmp_path: Path) -> None:
         assert "does not depend on the FEniCSx computation: unchanged" in r.reason, r.reason
         assert r.reason.startswith("fem-dependence:"), r.reason
     # the CLI shows the check like the others and exits 1
-    p = subprocess.run(
-        [sys.executable, "-m", "scigate", "gate", "invariance", str(cand), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    p = cli("gate", "invariance", str(cand), "--json")
     assert p.returncode == 1, p.stderr
     data = json.loads(p.stdout)
     assert [(c["name"], c["outcome"]) for c in data["checks"]] == [
@@ -275,9 +268,6 @@ def test_computed_answers_and_every_template_family_pass(tmp_path: Path) -> None
 def test_only_the_scripts_own_calls_are_scaled() -> None:
     """Library code (FFCx compiling a form asks Basix for quadrature) gets exact values, so
     no scaled rule reaches a compiled kernel or the form cache; the script's call does not."""
-    import shutil
-
-    from scigate import sandbox
 
     hook = (Path(FenicsxDomain().seed_dirs()[0]).parent.parent / "_dependence_hook.py").read_text()
     probe = """
@@ -292,11 +282,7 @@ print(np.array_equal(library["rule"](), exact))
 print(np.array_equal(basix.make_quadrature(basix.CellType.triangle, 4)[1], exact))
 print(hasattr(basix.make_quadrature, "__wrapped__"))
 """
-    ws = sandbox.fresh_workspace()
-    try:
-        r = sandbox.run_python(hook + probe, workspace=ws, preload=get_domain("fenicsx").preload)
-    finally:
-        shutil.rmtree(ws, ignore_errors=True)
+    r = run_in_fenicsx(hook + probe)
     assert r.ok, r.stderr
     assert r.stdout.split() == ["True", "False", "False"]
     assert "scigate-dependence: applied: basix.make_quadrature weights" in r.stderr

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,7 @@ from scigate.gate._invariance import judge_check
 from scigate.gate._values import same_value
 from scigate.sandbox import SandboxResult
 
-from .conftest import write_candidate
+from .conftest import cli, run_in_fenicsx, write_candidate
 
 FENICSX = Path(FenicsxDomain().seed_dirs()[0]).parent.parent
 
@@ -178,12 +176,7 @@ def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
         [str(write_candidate(tmp_path / "c")), "--mpi-ranks", "0"],
         [str(write_candidate(tmp_path / "d")), "--domain", "nope"],
     ):
-        p = subprocess.run(
-            [sys.executable, "-m", "scigate", "gate", "invariance", *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        p = cli("gate", "invariance", *args)
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1
 
@@ -192,7 +185,6 @@ def test_cli_bad_input_exits_2(tmp_path: Path) -> None:
 def test_the_reorder_really_permutes_geometry_and_p2_dofs() -> None:
     """The hook's mesh has the same nodes and cells, in another order, and the P2 dof
     coordinates come out in another order too; an integral stays the same."""
-    from scigate import sandbox
 
     hook = (FENICSX / "_reorder_hook.py").read_text()
     probe = """
@@ -245,13 +237,7 @@ for k in makers:
     }
 print(json.dumps(out))
 """
-    ws = sandbox.fresh_workspace()
-    try:
-        r = sandbox.run_python(hook + probe, workspace=ws, preload=get_domain("fenicsx").preload)
-    finally:
-        import shutil
-
-        shutil.rmtree(ws, ignore_errors=True)
+    r = run_in_fenicsx(hook + probe)
     assert r.ok, r.stderr
     report = json.loads(r.stdout)
     for kind, got in report.items():
@@ -286,12 +272,7 @@ def test_the_same_computation_done_right_passes(tmp_path: Path, solution: str) -
 def test_the_papers_item_0023_and_the_seeds_pass_via_the_cli(tmp_path: Path) -> None:
     dom = FenicsxDomain()
     for d in [*dom.example_dirs(), *dom.seed_dirs()]:
-        p = subprocess.run(
-            [sys.executable, "-m", "scigate", "gate", "invariance", str(d), "--json"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        p = cli("gate", "invariance", str(d), "--json")
         assert p.returncode == 0, (d.name, p.stdout, p.stderr)
         data = json.loads(p.stdout)
         assert data["passed"] and data["checks"][0]["name"] == "reordered-mesh"
@@ -307,12 +288,7 @@ def test_the_papers_item_0023_and_the_seeds_pass_via_the_cli(tmp_path: Path) -> 
 @pytest.mark.slow
 def test_cli_rejects_the_layout_defect_with_exit_1(tmp_path: Path) -> None:
     wrong = _layout_candidate(tmp_path, "wrong", LAYOUT_DEFECT, "B")
-    p = subprocess.run(
-        [sys.executable, "-m", "scigate", "gate", "invariance", str(wrong), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    p = cli("gate", "invariance", str(wrong), "--json")
     assert p.returncode == 1, p.stderr
     data = json.loads(p.stdout)
     assert data["passed"] is False and data["checks"][0]["passed"] is False
@@ -357,15 +333,10 @@ def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) ->
     from scigate.store import Store
 
     db = tmp_path / "tg.db"
-    run = subprocess.run(
-        [
-            *(sys.executable, "-m", "scigate", "gate", "run", "--generator", "templates"),
-            *("--rounds", "2", "--family", "deformed_poisson", "--family", "basix_tabulate"),
-            *("--db", str(db), "--json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
+    run = cli(
+        *("gate", "run", "--generator", "templates"),
+        *("--rounds", "2", "--family", "deformed_poisson", "--family", "basix_tabulate"),
+        *("--db", str(db), "--json"),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     funnel = json.loads(run.stdout)["funnel"]
@@ -493,7 +464,6 @@ def test_another_seed_is_tried_when_dolfinx_restores_the_order() -> None:
     """DOLFINx renumbers a mesh itself; for a 7-cell interval seed 2's shuffle comes out
     in the original order, so the hook must try the next seed. A 1-cell interval keeps
     its order under every seed, which the hook reports instead of claiming a reorder."""
-    from scigate import sandbox
 
     hook = (FENICSX / "_reorder_hook.py").read_text()
     probe = """
@@ -508,13 +478,7 @@ moved = mesh.create_unit_interval(MPI.COMM_WORLD, 7).geometry.x
 print(not np.array_equal(plain, moved))
 mesh.create_unit_interval(MPI.COMM_WORLD, 1)
 """
-    ws = sandbox.fresh_workspace()
-    try:
-        r = sandbox.run_python(hook + probe, workspace=ws, preload=get_domain("fenicsx").preload)
-    finally:
-        import shutil
-
-        shutil.rmtree(ws, ignore_errors=True)
+    r = run_in_fenicsx(hook + probe)
     assert r.ok, r.stderr
     assert r.stdout.strip() == "True"
     reports = [ln for ln in r.stderr.splitlines() if ln.startswith("scigate-invariance:")]
