@@ -30,6 +30,17 @@ from scigate.sandbox._delegate import (
     warm_delegation,
 )
 from scigate.sandbox._env import default_cache_dir, scrub_env
+from scigate.sandbox._hostfs import (
+    CopyStats,
+    UnsafeWorkspaceFile,
+    copy_tree,
+    entry_kind,
+    open_dir,
+    openat2_available,
+    read_bytes,
+    read_text,
+    read_text_if_exists,
+)
 from scigate.sandbox._isolation import IsolationUnavailable, allow_unisolated, unisolated_allowed
 from scigate.sandbox._jitcache import trusted_env as trusted_jit_env
 from scigate.sandbox._models import Limits, SandboxResult
@@ -38,22 +49,31 @@ from scigate.sandbox._python import arun_python, run_python
 from scigate.sandbox._runner import arun, run
 from scigate.sandbox._warm import shutdown as stop_warm_servers
 from scigate.sandbox._warm import warm_status
-from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale
+from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale, write_new_file
 
 __all__ = [
+    "CopyStats",
     "DelegateUnavailable",
     "IsolationUnavailable",
     "Limits",
     "SandboxResult",
+    "UnsafeWorkspaceFile",
     "WarmRun",
     "WarmRunLost",
     "allow_unisolated",
     "arun",
     "arun_python",
+    "copy_tree",
     "default_cache_dir",
+    "entry_kind",
     "fresh_workspace",
     "named_paths",
+    "open_dir",
+    "openat2_available",
     "protections",
+    "read_bytes",
+    "read_text",
+    "read_text_if_exists",
     "redact",
     "redact_obj",
     "run",
@@ -66,4 +86,5 @@ __all__ = [
     "unisolated_allowed",
     "warm_delegation",
     "warm_status",
+    "write_new_file",
 ]
