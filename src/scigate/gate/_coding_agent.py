@@ -8,6 +8,8 @@ a wall-clock limit, a step limit and a token limit.
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -129,10 +131,13 @@ async def run_episode(
         ep.cost = None if any(c is None for c in costs) or not costs else round(sum(costs), 6)  # type: ignore[arg-type]
         return ep
 
+    identity = _identity(workspace)
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return finish(f"timeout: no answer within {limits.wall_seconds:g} s")
+        if _identity(workspace) != identity:
+            return finish("error: the workspace was replaced during the episode")
         if len(ep.steps) >= limits.max_steps:
             return finish(f"step limit: no answer after {limits.max_steps} tool calls")
         if limits.max_tokens is not None and ep.usage.total_tokens >= limits.max_tokens:
@@ -180,6 +185,16 @@ async def run_episode(
             messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
 
 
+def _identity(workspace: Path) -> tuple[int, int] | None:
+    """(device, inode) of the workspace directory itself, None when it is not one (a
+    symlink is not followed): a tool call that swapped it ends the episode."""
+    try:
+        st = os.lstat(workspace)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
 async def _run_tool(
     name: str,
     arguments: dict[str, Any],
@@ -199,7 +214,7 @@ async def _run_tool(
         if not isinstance(code, str) or not code.strip():
             return "error: run_python needs a non-empty 'code' string"
         script = workspace / f".step_{time.monotonic_ns()}.py"
-        script.write_text(code)
+        sandbox.write_new_file(script, code)  # never through a link the model left there
         try:
             result = await sandbox.arun_python(
                 script=Path(script.name),

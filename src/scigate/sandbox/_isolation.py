@@ -24,6 +24,7 @@ import ctypes
 import functools
 import os
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -71,6 +72,7 @@ _ETC = (
     "openmpi",
 )
 _ALLOW_ENV = "SCIGATE_ALLOW_UNISOLATED"
+RUN_TMPFS_BYTES = 16 << 20  # /run: sockets and pid files, never data
 CACHE_BIND = "--ro-bind"  # how the shared cache is bound (see `_jitcache`)
 _allow_unisolated: bool | None = None
 
@@ -157,21 +159,55 @@ def _under(path: Path, roots: list[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
 
-@functools.cache
-def _python_binds() -> tuple[str, ...]:
-    """Read-only binds of the interpreter, its installation, the venv and sys.path, with
-    the scigate package masked except its sandbox directory (the supervisor's code)."""
-    package = Path(__file__).resolve().parent.parent
-    sandbox_dir = package / "sandbox"
-    candidates = [
+def _pth_paths(site_dir: Path) -> list[Path]:
+    """Directories that the `.pth` files of `site_dir` add to sys.path (editable installs
+    of the domain software); lines that run code (`import ...`) are not paths."""
+    found = []
+    try:
+        names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
+    except OSError:
+        return found
+    for name in names:
+        try:
+            lines = (site_dir / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            line = line.strip()
+            if line and not line.startswith(("#", "import ", "import\t")):
+                found.append((site_dir / line).resolve())
+    return found
+
+
+def software_paths() -> list[Path]:
+    """The directories a sandboxed interpreter needs, by explicit list: the Python
+    installation, the virtualenv, their site-packages and what their `.pth` files add.
+    Never sys.path[0] (the caller's script directory or working directory), PYTHONPATH,
+    the caller's home or repository: only software that was installed."""
+    prefixes = [
         Path(sys.base_prefix),
         Path(sys.prefix),
         Path(os.path.realpath(sys.executable)).parent.parent,
-        *(Path(p) for p in sys.path if p),
     ]
+    sites = [Path(p) for p in site.getsitepackages()]
+    if site.ENABLE_USER_SITE and site.USER_SITE and site.USER_SITE in sys.path:
+        sites.append(Path(site.USER_SITE))
+    added = [p for s in sites for p in _pth_paths(s)]
+    in_path = {os.path.realpath(p) for p in sys.path[1:] if p}
+    # .pth paths count only where the interpreter really put them on sys.path
+    added = [p for p in added if str(p) in in_path]
+    return [*prefixes, *sites, *added]
+
+
+@functools.cache
+def _python_binds() -> tuple[str, ...]:
+    """Read-only binds of `software_paths()`, with the scigate package masked except its
+    sandbox directory (the supervisor's code)."""
+    package = Path(__file__).resolve().parent.parent
+    sandbox_dir = package / "sandbox"
     roots: list[Path] = [Path(p) for p in _SYSTEM]
     binds: list[str] = []
-    for path in candidates:
+    for path in software_paths():
         path = path.resolve() if path.exists() else path
         if not path.is_dir() or _under(path, roots):
             continue
@@ -225,12 +261,18 @@ def bwrap_prefix(
     limits: Limits,
     *,
     cache_dir: Path,
-    workspace: Path | None = None,
-    area: Path | None = None,
+    workspace_fd: int | None = None,
+    warm: bool = False,
     chdir: str = WORKSPACE,
 ) -> list[str] | None:
-    """The bwrap argv prefix of one run (cold: `workspace` at /sandbox/workspace) or one
-    warm server (`area` at /sandbox, where each run's workspace is moved in turn).
+    """The bwrap argv prefix of one run, or of one warm server (`warm`).
+
+    The workspace is bound by descriptor (`workspace_fd`, which the caller passes to
+    bwrap with `pass_fds`): bwrap binds the directory that was opened, whatever its path
+    names by then, so no rename or symlink can redirect the bind. A warm server's
+    workspace is its own slot directory, into which each run's files are moved
+    (`_warm`); it gets a private POSIX message-queue file system too, so it can clear
+    what a run left there.
 
     None when isolation is unavailable and unisolated runs are allowed; raises
     `IsolationUnavailable` when it is unavailable and not allowed.
@@ -259,7 +301,8 @@ def bwrap_prefix(
         "/sys",
         "/sys",
         # the private directories first: software bound below lands on top of them, so
-        # an interpreter or venv under the host's /tmp (a CI checkout) stays visible
+        # an interpreter or venv under the host's /tmp (a CI checkout) stays visible;
+        # every writable place is size-capped (memory-backed, charged to the run)
         "--size",
         tmp,
         "--tmpfs",
@@ -271,6 +314,8 @@ def bwrap_prefix(
         "--symlink",
         "/tmp",
         "/var/tmp",
+        "--size",
+        str(RUN_TMPFS_BYTES),
         "--tmpfs",
         "/run",
         *_python_binds(),
@@ -280,6 +325,8 @@ def bwrap_prefix(
         str(cache_dir),
         str(cache_dir),
     ]
+    if warm:
+        args += ["--mqueue", "/dev/mqueue"]
     visible = [Path(p) for p in _SYSTEM] + [
         Path(_python_binds()[i + 2]) for i, a in enumerate(_python_binds()) if a == "--ro-bind"
     ]
@@ -289,10 +336,8 @@ def bwrap_prefix(
         # a symlink cannot be a mount point: bind its target where the target lives
         dest = os.path.realpath(path) if os.path.islink(path) else path
         args += ["--ro-bind-try", os.path.realpath(path), dest]
-    if area is not None:
-        args += ["--bind", str(area), SANDBOX_ROOT]
-    elif workspace is not None:
-        args += ["--bind", str(workspace), WORKSPACE]
+    if workspace_fd is not None:
+        args += ["--bind-fd", str(workspace_fd), WORKSPACE]
     # the root itself (mount points, synthetic dirs) read-only once everything is bound
     return [*args, "--remount-ro", "/", "--chdir", chdir, "--"]
 

@@ -74,15 +74,23 @@ def _complete_modules(shared: Path) -> tuple[str, ...]:
 
 def link_trusted(workspace: Path, cache_dir: Path) -> None:
     """Make the workspace's private JIT cache and link in every complete module of the
-    shared trusted one (existing entries are left alone: cheap when nothing is new)."""
-    private = private_dir(workspace) / JIT_SUBDIR
-    private.mkdir(parents=True, exist_ok=True)
-    shared = trusted_dir(cache_dir) / JIT_SUBDIR
-    files = _complete_modules(shared)
-    if not files:
-        return
-    present = set(os.listdir(private))
-    for name in files:
-        if name not in present:
-            with contextlib.suppress(FileExistsError):
-                os.symlink(shared / name, private / name)
+    shared trusted one (existing entries are left alone: cheap when nothing is new).
+
+    Every step goes through directory descriptors without following links: the
+    workspace is the run's, so a `.home` or `.cache` it replaced by a symlink to a host
+    directory is replaced by a real directory instead of being written through."""
+    from scigate.sandbox._workspace import real_dirs
+
+    fd = real_dirs(workspace, ".home", ".cache", JIT_SUBDIR)
+    try:
+        shared = trusted_dir(cache_dir) / JIT_SUBDIR
+        files = _complete_modules(shared)
+        if not files:
+            return
+        present = set(os.listdir(fd))
+        for name in files:
+            if name not in present:
+                with contextlib.suppress(FileExistsError):
+                    os.symlink(shared / name, name, dir_fd=fd)
+    finally:
+        os.close(fd)

@@ -17,6 +17,7 @@ from scigate.errors import BadInput
 from scigate.sandbox._delegate import dispatch_warm, warm_run
 from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._runner import _in_thread, _workspace, execute
+from scigate.sandbox._workspace import write_new_file
 
 
 def _python_argv(
@@ -30,8 +31,8 @@ def _python_argv(
         if not (ws / path).is_file():  # ws / an absolute path is that path
             raise BadInput(f"python script not found: {script}")
         return [python, str(path)], None  # relative: as `python path` in the workspace
-    snippet = ws / f".scigate_snippet_{secrets.token_hex(4)}.py"
-    snippet.write_text(code or "", encoding="utf-8")
+    snippet = ws / f".scigate_snippet_{secrets.token_hex(8)}.py"
+    write_new_file(snippet, code or "")
     return [python, snippet.name], snippet
 
 

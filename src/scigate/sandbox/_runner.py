@@ -24,6 +24,7 @@ from scigate.sandbox._env import default_cache_dir, sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
 from scigate.sandbox._jitcache import JIT_SUBDIR, TRUSTED_ENV, link_trusted, trusted_dir
 from scigate.sandbox._models import Limits, SandboxResult
+from scigate.sandbox._workspace import open_workspace, real_dirs
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
 GRACE_SECONDS = 10.0  # the supervisor enforces the wall clock; this is the caller's backstop
@@ -43,7 +44,11 @@ def _argv(command: str | list[str]) -> list[str]:
 
 
 def _workspace(workspace: Path) -> Path:
+    """The workspace with its parents resolved; its last component must be a real
+    directory (a symlink there is refused, never followed)."""
     path = Path(workspace).expanduser()
+    if path.is_symlink():
+        raise BadInput(f"sandbox workspace is a symlink: {workspace}")
     if not path.is_dir():
         raise BadInput(f"sandbox workspace is not a directory: {workspace}")
     return path.resolve()
@@ -197,11 +202,13 @@ def prepare(
     cache_dir: Path | None,
     *,
     warm: bool = False,
-) -> tuple[Path, Limits, dict[str, str], list[str] | None]:
-    """Check and set up a run: (workspace, limits, environment, isolation prefix or None).
+) -> tuple[Path, Limits, dict[str, str], list[str] | None, int | None]:
+    """Check and set up a run: (workspace, limits, environment, isolation prefix or None,
+    the workspace's descriptor that the prefix binds or None).
 
     Under isolation the environment names the workspace as the run sees it
-    (`/sandbox/workspace`); with `warm` the prefix is not built (the server has its own).
+    (`/sandbox/workspace`) and the prefix binds it by descriptor, which the caller
+    passes to bwrap and closes; with `warm` neither is made (the server has its own).
     Raises `IsolationUnavailable` when isolation is missing and not waived.
     """
     ws = _workspace(workspace)
@@ -209,7 +216,7 @@ def prepare(
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        (ws / ".home").mkdir(exist_ok=True)
+        os.close(real_dirs(ws, ".home"))
     except OSError as exc:
         raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
     cache = shared_cache(cache)
@@ -218,13 +225,22 @@ def prepare(
             link_trusted(ws, cache)
         except OSError as exc:
             raise BadInput(f"cannot prepare the run's JIT cache: {exc}") from exc
-    prefix = bwrap_prefix(limits, cache_dir=cache, workspace=None if warm else ws)
+    ws_fd = None if warm or limits.unisolated else open_workspace(ws)
+    try:
+        prefix = bwrap_prefix(limits, cache_dir=cache, workspace_fd=ws_fd)
+    except BaseException:
+        if ws_fd is not None:
+            os.close(ws_fd)
+        raise
+    if prefix is None and ws_fd is not None:
+        os.close(ws_fd)
+        ws_fd = None
     inside = WORKSPACE if prefix is not None else None
     child_env = sandbox_env(os.environ, workspace=ws, extra=env, inside=inside)
     child_env[TRUSTED_ENV] = str(trusted_dir(cache) / JIT_SUBDIR)
     if inside is not None:
         child_env = {k: inside_path(v, ws) for k, v in child_env.items()}
-    return ws, limits, child_env, prefix
+    return ws, limits, child_env, prefix, ws_fd
 
 
 def shared_cache(cache_dir: Path | None) -> Path:
@@ -260,7 +276,7 @@ def execute(
 ) -> SandboxResult:
     """The body of `run`; `cancel` (set from another thread) stops the run early."""
     argv = _argv(command)
-    ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir)
+    ws, limits, child_env, prefix, ws_fd = prepare(workspace, limits, env, cache_dir)
     isolated = prefix is not None
     config = {
         "command": [inside_path(a, ws) for a in argv] if isolated else argv,
@@ -287,7 +303,7 @@ def execute(
             stderr=subprocess.PIPE,
             cwd=ws,
             env=child_env,
-            pass_fds=(result_w, config_fd),
+            pass_fds=(result_w, config_fd) + ((ws_fd,) if ws_fd is not None else ()),
             start_new_session=True,
         )
     except OSError:
@@ -296,6 +312,8 @@ def execute(
     finally:
         os.close(result_w)
         os.close(config_fd)
+        if ws_fd is not None:
+            os.close(ws_fd)
 
     def stop(level: int) -> None:  # SIGTERM the supervisor's group (it cleans up), then KILL
         with contextlib.suppress(ProcessLookupError, PermissionError):

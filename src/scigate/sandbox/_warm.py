@@ -98,7 +98,9 @@ class WarmServer:
 
     def __init__(self, python: str, preload: tuple[str, ...], key: PoolKey) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix=f"scigate-warm-{os.getpid()}-"))
-        self.area = self.dir / "area"  # /sandbox inside; each run's workspace moves in
+        # bound at /sandbox/workspace: each run's files are moved in and out by name,
+        # so a run can neither rename its workspace away nor write anywhere else
+        self.slot = self.dir / "workspace"
         self.isolated = key.isolated
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
@@ -110,11 +112,16 @@ class WarmServer:
             extra={**SERVER_ENV, **({"SCIGATE_WARM_ISOLATED": "1"} if self.isolated else {})},
             inside="/run" if self.isolated else None,
         )
+        slot_fd = None
         try:
             (self.dir / ".home").mkdir()
-            self.area.mkdir()
+            self.slot.mkdir()
+            if self.isolated:
+                slot_fd = os.open(self.slot, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
             prefix = (
-                bwrap_prefix(key.limits(), cache_dir=cache, area=self.area, chdir="/")
+                bwrap_prefix(
+                    key.limits(), cache_dir=cache, workspace_fd=slot_fd, warm=True, chdir="/"
+                )
                 if self.isolated
                 else None
             )
@@ -133,7 +140,7 @@ class WarmServer:
                 stderr=subprocess.DEVNULL,
                 cwd=self.dir,
                 env=env,
-                pass_fds=(theirs.fileno(),),
+                pass_fds=(theirs.fileno(),) + ((slot_fd,) if slot_fd is not None else ()),
                 start_new_session=True,
             )
         except (OSError, BadInput) as exc:
@@ -142,6 +149,8 @@ class WarmServer:
             raise WarmUnavailable(f"cannot start {python}: {exc}") from exc
         finally:
             theirs.close()
+            if slot_fd is not None:
+                os.close(slot_fd)
         try:
             hello, _ = self.receive(READY_SECONDS)
         except ServerLost as exc:
@@ -429,11 +438,11 @@ def execute_warm(
 ) -> SandboxResult:
     """Run `argv` = [python, script, ...] in a warm server; cold when none can start.
 
-    Under isolation the workspace is moved (one rename, same file system) into the
-    server's area, which the server sees as /sandbox, for the run and moved back after;
-    a workspace on another file system runs cold.
+    Under isolation the workspace's entries are moved (renames, same file system) into
+    the server's slot, which the server sees as /sandbox/workspace, for the run and
+    moved back after; a workspace on another file system runs cold.
     """
-    ws, limits, child_env, prefix = prepare(workspace, limits, env, cache_dir, warm=True)
+    ws, limits, child_env, prefix, _ = prepare(workspace, limits, env, cache_dir, warm=True)
     isolated = prefix is not None
     cache = shared_cache(cache_dir)
     key = PoolKey(isolated, limits.network, limits.tmp_bytes, str(cache))
@@ -448,15 +457,13 @@ def execute_warm(
         server = pool.acquire(cancel)
     except WarmUnavailable:
         return cold()
-    run_ws = ws
     if isolated:
-        run_ws = server.area / "workspace"
         try:
-            shutil.rmtree(run_ws, ignore_errors=True)
-            os.rename(ws, run_ws)
-        except OSError:  # another file system (EXDEV) or a busy directory
+            move_entries(ws, server.slot)
+        except OSError:  # another file system (EXDEV) or a busy entry
             pool.release(server, healthy=True)
             return cold()
+    run_ws = server.slot if isolated else ws
     request = {
         "argv": [inside_path(a, ws) for a in argv] if isolated else argv,
         "script": inside_path(str(Path(ws, script)), ws) if isolated else str(Path(ws, script)),
@@ -464,7 +471,6 @@ def execute_warm(
         "env": child_env,
         "limits": limits.model_dump(),
         "caller_pid": 0 if isolated else os.getpid(),
-        "clean": isolated,
     }
     started = time.monotonic()
     try:
@@ -476,24 +482,57 @@ def execute_warm(
     except ServerLost as exc:
         raw, out, err, backstop = {"lost": f"warm server {server.pid}: {exc}"}, None, None, False
     except BaseException:  # e.g. KeyboardInterrupt: closing the socket ends the run
+        server.kill()
         _move_back(run_ws, ws)
         pool.release(server, healthy=False)
         raise
-    # back out of the server's area before another run may take the server and clear it
-    _move_back(run_ws, ws)
-    pool.release(server, healthy=not backstop and "lost" not in raw)
+    # the run's files back to the caller before another run may take the server
+    emptied = _move_back(run_ws, ws)
+    healthy = not backstop and "lost" not in raw and "retire" not in raw and emptied
+    pool.release(server, healthy=healthy)
     if out is None or err is None:  # nothing was started
         out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
     elapsed = time.monotonic() - started
     return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix)
 
 
-def _move_back(run_ws: Path, ws: Path) -> None:
-    """Return a workspace moved into a server's area to where the caller had it."""
-    if run_ws == ws:
-        return
+def move_entries(src: Path, dest: Path) -> None:
+    """Move every entry of `src` into the empty directory `dest`, by name (renames:
+    nothing is followed, opened or copied). On failure the entries already moved go
+    back and OSError is raised."""
+    moved: list[str] = []
+    src_fd = os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        os.rename(run_ws, ws)
-    except OSError:  # the run removed its workspace: the caller gets an empty one
-        ws.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(run_ws, ignore_errors=True)
+        dest_fd = os.open(dest, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            try:
+                for name in os.listdir(src_fd):
+                    os.rename(name, name, src_dir_fd=src_fd, dst_dir_fd=dest_fd)
+                    moved.append(name)
+            except OSError:
+                for name in moved:
+                    with contextlib.suppress(OSError):
+                        os.rename(name, name, src_dir_fd=dest_fd, dst_dir_fd=src_fd)
+                raise
+        finally:
+            os.close(dest_fd)
+    finally:
+        os.close(src_fd)
+
+
+def _move_back(run_ws: Path, ws: Path) -> bool:
+    """The run's files from a server's slot back into the caller's workspace; True when
+    the slot is empty after (what cannot be moved is removed, the server is retired)."""
+    if run_ws == ws:
+        return True
+    try:
+        move_entries(run_ws, ws)
+        return True
+    except OSError:
+        for entry in list(os.scandir(run_ws)):
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)  # fd-based: never follows a link inside
+                else:
+                    os.unlink(entry.path)
+        return False

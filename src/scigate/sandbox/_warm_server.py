@@ -40,6 +40,10 @@ _spec = importlib.util.spec_from_file_location("_scigate_supervisor", _here / "_
 assert _spec is not None and _spec.loader is not None
 supervisor = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(supervisor)
+_spec = importlib.util.spec_from_file_location("_scigate_pristine", _here / "_pristine.py")
+assert _spec is not None and _spec.loader is not None
+pristine = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pristine)
 
 MAX_MESSAGE = 1 << 24
 CANCEL = b"C"
@@ -155,8 +159,12 @@ def _run_script(path: str) -> int:
     return code
 
 
-def _start_run(cfg: dict, error_w: int, out_w: int, err_w: int, private: list[int]) -> None:
-    """In the forked per-run child: limits, fds, environment, argv; then the script."""
+def _start_run(
+    cfg: dict, error_w: int, out_w: int, err_w: int, private: list[int], isolated: bool
+) -> None:
+    """In the forked per-run child: limits, fds, environment, argv; then the script.
+    Under isolation the child first lets go of everything it shares with the server
+    (`pristine.detach_child`: shared mappings made private, inherited fds closed)."""
     try:
         for fd in private:
             os.close(fd)
@@ -166,6 +174,8 @@ def _start_run(cfg: dict, error_w: int, out_w: int, err_w: int, private: list[in
         os.dup2(err_w, 2)
         os.close(out_w)
         os.close(err_w)
+        if isolated:
+            pristine.detach_child(keep=(error_w,))
         warnings.filters[:] = _USER_WARNING_FILTERS
         warnings._filters_mutated()  # type: ignore[attr-defined]
         os.environ.clear()
@@ -180,47 +190,14 @@ def _start_run(cfg: dict, error_w: int, out_w: int, err_w: int, private: list[in
     os._exit(_run_script(script))
 
 
-# Writable places of an isolated server that a run could leave something in for the next
-# run; the current run's workspace and the server's own HOME stay.
-_PRIVATE_DIRS = {"/tmp": (), "/dev/shm": (), "/run": (".home",), "/sandbox": ("workspace",)}
-
-
-def _mount_points() -> list[str]:
-    try:
-        with open("/proc/self/mountinfo") as f:
-            return [line.split()[4] for line in f if len(line.split()) > 4]
-    except OSError:
-        return []
-
-
-def clean_private_dirs() -> None:
-    """Empty the isolated server's private directories before a run. Bind mounts inside
-    them (a shared cache under /tmp) and their parents are left alone: they are the
-    host's, not something a run left behind."""
-    mounts = _mount_points()
-    for root, keep in _PRIVATE_DIRS.items():
-        try:
-            entries = list(os.scandir(root))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name in keep or any(
-                m == entry.path or m.startswith(entry.path + "/") for m in mounts
-            ):
-                continue
-            with contextlib.suppress(OSError):
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-
-
 class Server:
     """Serves runs over `sock` one at a time until the caller goes away."""
 
-    def __init__(self, sock: socket.socket, caller_pid: int) -> None:
+    def __init__(self, sock: socket.socket, caller_pid: int, isolated: bool = False) -> None:
         self.sock = sock
         self.caller_pid = caller_pid
+        self.isolated = isolated
+        self.pristine: object | None = None  # captured once the modules are imported
         # 0 inside a PID namespace (the caller is not visible; bwrap --die-with-parent)
         self.caller_fd = os.pidfd_open(caller_pid) if caller_pid else None
 
@@ -258,11 +235,10 @@ class Server:
         private = [self.sock.fileno(), out_r, err_r]
         if self.caller_fd is not None:
             private.append(self.caller_fd)
-        if request.pop("clean", False):
-            clean_private_dirs()
+        request.pop("clean", None)
 
         def start(cfg: dict, error_w: int) -> None:
-            _start_run(cfg, error_w, out_w, err_w, private)
+            _start_run(cfg, error_w, out_w, err_w, private, self.isolated)
 
         def started(pid: int) -> None:  # the write ends stay open until the run is over,
             # as a cold supervisor's stdout/stderr do: the caller's streams end with the run
@@ -282,11 +258,21 @@ class Server:
             for fd in (out_r, out_w, err_r, err_w):
                 with contextlib.suppress(OSError):
                     os.close(fd)
+        # every process of the run is reaped: nothing it wrote may reach the next run
+        left = self.pristine.restore() if self.pristine is not None else []  # type: ignore[attr-defined]
+        if left:
+            result["retire"] = f"could not clear what the run left: {', '.join(left[:3])}"
         try:
             self.send({"result": result})
         except OSError:
             return False
-        return not sup.terminated
+        return not sup.terminated and not left
+
+
+def _clear_home(home: str) -> None:
+    """Remove the server's start-up HOME (on /run): runs have their own, and what is
+    kept from the server's start is what every later run could read."""
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def main() -> None:
@@ -304,7 +290,7 @@ def main() -> None:
     warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     signal.signal(signal.SIGTERM, supervisor._on_sigterm)
-    server = Server(sock, caller_pid)
+    server = Server(sock, caller_pid, isolated)
     try:
         for name in sys.argv[3:]:
             importlib.import_module(name)
@@ -315,6 +301,9 @@ def main() -> None:
     # them (tens of ms with dolfinx) and do not touch, so do not copy, their pages
     gc.collect()
     gc.freeze()
+    if isolated:  # the server's own files and mappings; a run's are removed after it
+        _clear_home(home)
+        server.pristine = pristine.Pristine.capture()
     subreaper = supervisor._prctl(supervisor.PR_SET_CHILD_SUBREAPER, 1)
     server.send({"ready": True, "pid": os.getpid(), "subreaper": subreaper})
     try:

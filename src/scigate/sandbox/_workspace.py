@@ -71,6 +71,52 @@ def fresh_workspace(
     return root
 
 
+def _open_dir(name: str, dir_fd: int | None) -> int:
+    return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+
+
+def open_workspace(workspace: Path) -> int:
+    """A descriptor of the workspace directory itself; BadInput when its last component
+    is a symlink (what sandboxed code may have planted there is never followed)."""
+    try:
+        return _open_dir(str(workspace), None)
+    except OSError as exc:
+        why = "is a symlink" if os.path.islink(workspace) else f"cannot be opened ({exc})"
+        raise BadInput(f"sandbox workspace {why}: {workspace}") from exc
+
+
+def real_dirs(workspace: Path, *parts: str) -> int:
+    """A descriptor of workspace/parts..., each part made a real directory: the host
+    never follows what a run may have left there (a symlink or a file in the way is
+    removed and replaced by an empty directory). The caller closes the descriptor."""
+    fd = open_workspace(workspace)
+    try:
+        for part in parts:
+            try:
+                child = _open_dir(part, fd)
+            except FileNotFoundError:
+                os.mkdir(part, 0o755, dir_fd=fd)
+                child = _open_dir(part, fd)
+            except OSError:  # a symlink (ELOOP), a file (ENOTDIR): not ours to follow
+                os.unlink(part, dir_fd=fd)
+                os.mkdir(part, 0o755, dir_fd=fd)
+                child = _open_dir(part, fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_new_file(path: Path, text: str) -> None:
+    """Create `path` (which must not exist yet: a link or file a run left under that name
+    is an error, never written through) and write `text` to it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def named_paths(command: str) -> tuple[str, ...]:
     """Absolute paths of existing files a shell command names (its script, its config),
     so an isolated run can read them; directories are not included (a command naming
