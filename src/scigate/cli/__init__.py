@@ -14,7 +14,8 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as click_exceptions
 
 from scigate._secrets import RedactingStream
-from scigate.cli._app import app, one_line
+from scigate.cli._app import app
+from scigate.cli._console import one_line
 from scigate.errors import BadInput, ScigateError
 
 __all__ = ["app", "main"]

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -38,6 +37,7 @@ from scigate.agents import (
     write_result,
 )
 from scigate.agents._context import DEFAULT_MAX_TOOLS
+from scigate.cli._console import inert, inert_markup, one_line, print_json
 from scigate.cli._executor import (
     ExecutorOption,
     RayAddressOption,
@@ -112,8 +112,9 @@ RERANKER_HELP = (
 
 
 def _say(markup: str, *plain: Any) -> None:
-    """Print `markup` (rich tags) with each `{}` filled by an escaped plain value."""
-    console.print(markup.format(*(escape(str(p)) for p in plain)), highlight=False)
+    """Print `markup` (rich tags) with each `{}` filled by a plain value made inert: a
+    model's or tool's text shows as written, its markup and control characters escaped."""
+    console.print(markup.format(*(inert_markup(p) for p in plain)), highlight=False)
 
 
 def _names(names: list[str] | None) -> str:
@@ -369,7 +370,7 @@ def run_cmd(
             store.set_run_status(run_id, status)
             store.close()
     if json_out:
-        console.print_json(traj.model_dump_json())
+        print_json(console, json.loads(traj.model_dump_json()))
         return
     u = traj.usage
     if traj.error:
@@ -547,7 +548,7 @@ def eval_cmd(
     config.evo.rerank = config.evo.rerank and rerank
     tally = _Tally()
     progress = Progress(
-        TextColumn(f"[bold]{escape(method)}[/bold]"),
+        TextColumn(f"[bold]{inert_markup(method)}[/bold]"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[stats]}"),
@@ -592,7 +593,7 @@ def eval_cmd(
         progress.update(bar, advance=1, stats=tally.line())
         if not json_out:
             mark = _MARKS.get(row["status"], "?")
-            detail = f" [red]error[/red] {escape(str(row['error']))}" if row["error"] else ""
+            detail = f" [red]error[/red] {inert_markup(row['error'])}" if row["error"] else ""
             _say(
                 mark + " run {} task {}: {} → {}" + detail,
                 row["run"],
@@ -659,12 +660,12 @@ def eval_cmd(
         payload = {"config": result.config, "summary": result.summary}
         if checkpoints:
             payload["checkpoints"] = stages
-        console.print_json(json.dumps(payload, default=str))
+        print_json(console, payload)
     else:
-        console.print(render_markdown(result), highlight=False, markup=False)
+        console.print(inert(render_markdown(result)), highlight=False, markup=False)
         if checkpoints:
             console.print(
-                "\nAccumulation checkpoints (Table A2)\n\n" + render_checkpoints(stages),
+                "\nAccumulation checkpoints (Table A2)\n\n" + inert(render_checkpoints(stages)),
                 highlight=False,
                 markup=False,
             )
@@ -685,7 +686,7 @@ def eval_cmd(
         first = next(r["error"] for r in result.rows if r["status"] == "error")
         typer.echo(
             f"scigate: error: {result.summary['overall']['errors']} of {len(result.rows)} tasks "
-            f"ended in an error (first: {first})",
+            f"ended in an error (first: {one_line(first)})",
             err=True,
         )
         raise typer.Exit(1)

@@ -16,14 +16,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as click_exceptions
 
 from scigate import __version__
-
-
-def one_line(text: object) -> str:
-    """`text` as one printable line: line breaks and other control characters (which a
-    path or a model's message may hold) are shown escaped, e.g. `\\n`, `\\x1e`."""
-    return "".join(
-        ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in str(text).strip()
-    )
+from scigate.cli._console import one_line
 
 
 class OneLineUsageError(Exception):

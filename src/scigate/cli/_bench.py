@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,9 +9,9 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scigate.cli._console import inert_markup, json_text
 from scigate.cli._executor import ExecutorOption, RayAddressOption, open_executor
 from scigate.cli._tools import _bad_input_exits_2
 from scigate.errors import BadInput
@@ -42,7 +41,7 @@ WORKERS_HELP = (
 
 
 def _echo_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    typer.echo(json_text(data))
 
 
 @contextmanager
@@ -101,7 +100,7 @@ def derive_cmd(
         return
     console = Console(soft_wrap=True)
     console.print(
-        f"derived {len(derived)} of {len(tasks)} tasks -> {escape(str(out))}", highlight=False
+        f"derived {len(derived)} of {len(tasks)} tasks -> {inert_markup(out)}", highlight=False
     )
     if differs:
         console.print(
@@ -110,7 +109,7 @@ def derive_cmd(
             highlight=False,
         )
     for o in skipped:
-        console.print(f"not derived: {escape(o.line())}", highlight=False)
+        console.print(f"not derived: {inert_markup(o.line())}", highlight=False)
 
 
 @app.command("verify")
@@ -162,7 +161,7 @@ def verify_cmd(
         )
         for o in outcomes:
             if o.status != "agrees":
-                console.print(escape(o.line()), highlight=False)
+                console.print(inert_markup(o.line()), highlight=False)
     if failing:
         raise typer.Exit(1)
 
@@ -272,18 +271,24 @@ def build_cmd(
         shown = Console(soft_wrap=True)
         shown.print(
             f"built {report.accepted} of {report.target} tasks in {report.attempts} attempts "
-            f"({report.seconds:.1f} s) -> {escape(report.out)}; run {report.run_id}",
+            f"({report.seconds:.1f} s) -> {inert_markup(report.out)}; "
+            f"run {inert_markup(report.run_id)}",
             highlight=False,
         )
         if report.batch > 1 or report.executor.get("name") != "local":
             shown.print(
-                f"batch {report.batch} on {report.executor.get('name')} "
+                f"batch {report.batch} on {inert_markup(report.executor.get('name'))} "
                 f"({report.executor.get('workers')} workers)",
                 highlight=False,
             )
-        shown.print("per cell: " + ", ".join(f"{k} {v}" for k, v in report.cells.items()))
+        shown.print(
+            "per cell: " + inert_markup(", ".join(f"{k} {v}" for k, v in report.cells.items()))
+        )
         if report.rejected:
-            shown.print("rejected at: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()))
+            shown.print(
+                "rejected at: "
+                + inert_markup(", ".join(f"{k} {v}" for k, v in report.rejected.items()))
+            )
     if report.accepted < report.target:
         raise typer.Exit(1)
 
@@ -304,14 +309,16 @@ def report_cmd(
         return
     console = Console(soft_wrap=True)
     console.print(
-        f"run {funnel['run_id']} ({funnel['status']}): {funnel['accepted']} accepted of "
+        f"run {inert_markup(funnel['run_id'])} ({inert_markup(funnel['status'])}): "
+        f"{funnel['accepted']} accepted of "
         f"{funnel['attempts']} attempts",
         highlight=False,
     )
     for cell, row in funnel["cells"].items():
         why = ", ".join(f"{k} {v}" for k, v in row["rejected"].items()) or "-"
         console.print(
-            f"{escape(cell)}: {row['accepted']}/{row['attempts']} accepted; rejected at {why}",
+            f"{inert_markup(cell)}: {row['accepted']}/{row['attempts']} accepted; "
+            f"rejected at {inert_markup(why)}",
             highlight=False,
         )
 
@@ -333,7 +340,7 @@ def release_cmd(
         _echo_json(conditions)
         return
     Console(soft_wrap=True).print(
-        f"released {conditions['tasks']} tasks of run {conditions['run_id']} -> "
-        f"{escape(str(out))} (datasheet.md, conditions.json, {escape(bench.name)})",
+        f"released {conditions['tasks']} tasks of run {inert_markup(conditions['run_id'])} -> "
+        f"{inert_markup(out)} (datasheet.md, conditions.json, {inert_markup(bench.name)})",
         highlight=False,
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from scigate.cli._console import inert_markup
 from scigate.errors import BadInput
 
 CUE_SCREENS = ["cue/middle", "cue/letter-C", "cue/closest-to-mean"]
@@ -81,8 +82,13 @@ def demo(
         shutil.rmtree(out / "report", ignore_errors=True)
         shutil.rmtree(out / "bench", ignore_errors=True)
     console.print(
-        f"[bold]scigate demo[/bold]: {rounds} FEniCSx template candidates, screens: {', '.join(screens)}"
-        + (f", solver: {solver}" if solver else " (no tool-enabled solver configured)")
+        f"[bold]scigate demo[/bold]: {rounds} FEniCSx template candidates, "
+        f"screens: {inert_markup(', '.join(screens))}"
+        + (
+            f", solver: {inert_markup(solver)}"
+            if solver
+            else " (no tool-enabled solver configured)"
+        )
     )
     store = Store(db)
     with funnel_progress(console, rounds, "generating and verifying") as on_progress:
@@ -92,12 +98,17 @@ def demo(
     store.close()
     with console.status(f"building a {BENCH_TASKS}-task benchmark with executed answers"):
         n_bench, bench_file, release = _demo_bench(out / "bench", seed)
-    console.print(f"run {run_id}: {funnel.line()}")
-    console.print(f"database: {db}   (query it: sqlite3 {db} 'SELECT * FROM v_funnel')")
-    console.print(f"accepted items ({n}): {out / 'accepted.jsonl'}")
-    console.print(f"[bold green]report: {files.html.resolve()}[/bold green]")
+    db_text = inert_markup(db)
+    console.print(f"run {run_id}: {inert_markup(funnel.line())}")
+    console.print(f"database: {db_text}   (query it: sqlite3 {db_text} 'SELECT * FROM v_funnel')")
+    console.print(f"accepted items ({n}): {inert_markup(out / 'accepted.jsonl')}")
+    console.print(f"[bold green]report: {inert_markup(files.html.resolve())}[/bold green]")
+    bench_text = inert_markup(bench_file)
     console.print(
-        f"benchmark ({n_bench} tasks; check: scigate bench verify {bench_file}): {bench_file}",
+        f"benchmark ({n_bench} tasks; check: scigate bench verify {bench_text}): {bench_text}",
         soft_wrap=True,
     )
-    console.print(f"benchmark release (datasheet.md, conditions.json): {release}", soft_wrap=True)
+    console.print(
+        f"benchmark release (datasheet.md, conditions.json): {inert_markup(release)}",
+        soft_wrap=True,
+    )

@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from scigate.cli._console import inert_markup, untrusted
+
 STACKS: list[tuple[str, str, str]] = [
     ("DOLFINx (FEniCSx)", "dolfinx", "fenicsx"),
     ("Basix", "basix", "fenicsx"),
@@ -107,11 +109,15 @@ def doctor(
     for col in ("stack", "status", "version", "extra"):
         t.add_column(col)
     for r in report["stacks"]:
-        status = "[green]ok[/green]" if r["ok"] else f"[red]missing[/red] {r.get('error', '')}"
+        status = (
+            "[green]ok[/green]"
+            if r["ok"]
+            else f"[red]missing[/red] {inert_markup(r.get('error', ''))}"
+        )
         t.add_row(
             str(r["stack"]),
             status,
-            str(r["version"] or ""),
+            untrusted(r["version"] or ""),
             f"pip install 'scigate[{r['extra']}]'" if not r["ok"] else str(r["extra"]),
         )
     console.print(t)
@@ -122,7 +128,7 @@ def doctor(
         t.add_row(
             str(r["program"]),
             "[green]found[/green]" if r["ok"] else "[yellow]absent[/yellow]",
-            str(r["version"] or ""),
+            untrusted(r["version"] or ""),  # a program's own words
             str(r["purpose"]),
         )
     console.print(t)
@@ -143,7 +149,7 @@ def doctor(
     t.add_column("status")
     for name, status in report["sandbox"].items():
         colour = "green" if str(status).startswith("active") else "yellow"
-        t.add_row(name, f"[{colour}]{status}[/{colour}]")
+        t.add_row(name, untrusted(status, style=colour))
     console.print(t)
     if ray_address:
         _print_cluster(console, report["ray_cluster"])
@@ -151,14 +157,15 @@ def doctor(
 
 def _print_cluster(console: Console, cluster: dict) -> None:
     if "error" in cluster:
-        console.print(f"[red]Ray cluster {cluster['address']}: {cluster['error']}[/red]")
+        console.print(untrusted(f"Ray cluster {cluster['address']}: {cluster['error']}", "red"))
         return
     t = Table(
-        title=f"Ray cluster {cluster['address']}: {cluster['cpus']:g} CPUs", title_justify="left"
+        title=f"Ray cluster {inert_markup(cluster['address'])}: {cluster['cpus']:g} CPUs",
+        title_justify="left",
     )
     for col in ("node", "address", "status", "CPUs"):
         t.add_column(col)
     for n in cluster["nodes"]:
         status = "[green]alive[/green]" if n["alive"] else "[red]dead[/red]"
-        t.add_row(n["node_id"][:12], str(n["address"]), status, f"{n['cpus']:g}")
+        t.add_row(untrusted(n["node_id"][:12]), untrusted(n["address"]), status, f"{n['cpus']:g}")
     console.print(t)

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from scigate.cli._console import inert_markup, untrusted
 from scigate.cli._executor import (
     ExecutorOption,
     RayAddressOption,
@@ -25,11 +26,19 @@ err = Console(stderr=True)
 
 
 def _emit(data: dict, as_json: bool, lines: list[str]) -> None:
+    """`data` as JSON, or `lines` (Rich markup: every untrusted value in them went
+    through `inert_markup`)."""
     if as_json:
         typer.echo(json.dumps(data, indent=2, default=str))
     else:
         for line in lines:
             console.print(line)
+
+
+def _verdict(mark: str, directory: Path, reason: str, seconds: float) -> str:
+    """`MARK DIR: REASON (N s)`: a gate's one line, its reason (which quotes what the
+    candidate printed) and the path inert."""
+    return f"{mark} {inert_markup(directory)}: {inert_markup(reason)} ({seconds:.1f} s)"
 
 
 @app.command("verify")
@@ -52,7 +61,7 @@ def verify_cmd(
     _emit(
         result.model_dump(),
         as_json,
-        [f"{mark} {directory}: {result.reason} ({result.seconds:.1f} s)"],
+        [_verdict(mark, directory, result.reason, result.seconds)],
     )
     raise typer.Exit(0 if result.passed else 1)
 
@@ -83,8 +92,11 @@ def invariance_cmd(
     mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]"}.get(
         result.outcome, "[yellow]UNJUDGED[/yellow]"
     )
-    lines = [f"{mark} {directory}: {result.reason} ({result.seconds:.1f} s)"]
-    lines += [f"  {c.name}: {c.outcome}: {c.reason} ({c.seconds:.1f} s)" for c in result.checks]
+    lines = [_verdict(mark, directory, result.reason, result.seconds)]
+    lines += [
+        f"  {inert_markup(c.name)}: {c.outcome}: {inert_markup(c.reason)} ({c.seconds:.1f} s)"
+        for c in result.checks
+    ]
     _emit(result.model_dump(), as_json, lines)
     raise typer.Exit(0 if result.passed else 1)
 
@@ -113,8 +125,9 @@ def screen_cmd(
         run_screen(cand, responder, calls=calls, seed=seed, early_stop=not no_early_stop)
     )
     lines = [
-        f"call {c.index + 1}: shown order {''.join(c.order)}, chose "
-        f"{c.chosen_letter or '?'} = {c.chosen_value or '(unreadable)'} "
+        f"call {c.index + 1}: shown order {inert_markup(''.join(c.order))}, chose "
+        f"{inert_markup(c.chosen_letter or '?')} = "
+        f"{inert_markup(c.chosen_value or '(unreadable)')} "
         f"{'[green]correct[/green]' if c.correct else '[red]wrong[/red]'}"
         for c in result.calls
     ]
@@ -124,7 +137,7 @@ def screen_cmd(
         mark = "[red]SOLVED (too easy)[/red]"
     else:
         mark = "[green]PASS (not solved)[/green]"
-    lines.append(f"{mark} {result.reason}")
+    lines.append(f"{mark} {inert_markup(result.reason)}")
     _emit(result.summary(), as_json, lines)
     raise typer.Exit(1 if result.solved or result.inconclusive else 0)
 
@@ -182,7 +195,7 @@ def solve_cmd(
     mark = (
         "[green]SOLVED[/green]" if result.solved else "[red]NOT SOLVED[/red] (flagged for review)"
     )
-    _emit(data, as_json, [f"{mark} {directory}: {result.reason} ({result.seconds:.1f} s)"])
+    _emit(data, as_json, [_verdict(mark, directory, result.reason, result.seconds)])
     raise typer.Exit(0 if result.solved else 1)
 
 
@@ -343,8 +356,11 @@ def run_cmd(
         "executor": executors[-1],  # this invocation's
         "executors": executors,  # every start and resume of the run, oldest first
     }
-    lines = [f"run {run_id} finished: {funnel.line()}", f"database: {db}"]
-    lines.append(f"executor: {executors_text(executors)}")
+    lines = [
+        f"run {inert_markup(run_id)} finished: {inert_markup(funnel.line())}",
+        f"database: {inert_markup(db)}",
+    ]
+    lines.append(f"executor: {inert_markup(executors_text(executors))}")
     _emit(data, as_json, lines)
 
 
@@ -386,19 +402,21 @@ def audit_cmd(
             if f.get("invariant") is not None
             else ""
         )
-        + " → ".join(f"{s} {n}" for s, n in f["screens"].items())
+        + " → ".join(f"{inert_markup(s)} {n}" for s, n in f["screens"].items())
         + f" → solved {f['solved'] if f['solved'] is not None else '—'} → unique {f['unique']}"
     )
     if f.get("near_duplicates"):
         console.print(f"near duplicates rejected before verification: {f['near_duplicates']}")
     for r in a.rescreens:
         console.print(
-            f"[bold]Rescreen[/bold] {r['run_id']} ({r['input']}): entered {r['verified']} → "
-            + " → ".join(f"{s} {n}" for s, n in r["screens"].items())
+            f"[bold]Rescreen[/bold] {inert_markup(r['run_id'])} ({inert_markup(r['input'])}): "
+            f"entered {r['verified']} → "
+            + " → ".join(f"{inert_markup(s)} {n}" for s, n in r["screens"].items())
             + (f" → solved {r['solved']}" if r["tool_gate"] else "")
         )
     console.print(
-        f"Proposed letters: {a.letter_distribution}   value ranks: {a.value_rank_distribution}   "
+        f"Proposed letters: {inert_markup(a.letter_distribution)}   "
+        f"value ranks: {inert_markup(a.value_rank_distribution)}   "
         f"middle-value heuristic: {a.middle_heuristic_success}"
     )
     t = Table(title="Screens")
@@ -414,7 +432,7 @@ def audit_cmd(
         t.add_column(col)
     for s in a.screens:
         t.add_row(
-            s.screen,
+            untrusted(s.screen),
             str(s.candidates),
             str(s.solved),
             str(s.accuracy),
@@ -427,27 +445,28 @@ def audit_cmd(
     console.print(t)
     for r in a.agreement:
         console.print(
-            f"agreement {r['a']} vs {r['b']}: n={r['n']} both={r['both_solved']} only_a={r['only_a']} "
+            f"agreement {inert_markup(r['a'])} vs {inert_markup(r['b'])}: n={r['n']} "
+            f"both={r['both_solved']} only_a={r['only_a']} "
             f"only_b={r['only_b']} neither={r['neither']} rate={r['agreement_rate']}"
         )
     console.print(
         f"exact duplicates: {a.duplicate_candidates} in {len(a.exact_duplicates)} groups; "
         f"Jaccard≥{a.jaccard_threshold} clusters: {a.jaccard_clusters}, largest "
         f"{a.largest_cluster_size} ({_pct(a.largest_cluster_share)}); "
-        f"top family share {_pct(a.top_family_share)}; families: {a.families}"
+        f"top family share {_pct(a.top_family_share)}; families: {inert_markup(a.families)}"
     )
     console.print(
         f"surviving pool: {a.pool_size} items; top family share {_pct(a.pool_top_family_share)}; "
         f"largest Jaccard cluster {a.pool_largest_cluster_size} "
-        f"({_pct(a.pool_largest_cluster_share)}); families: {a.pool_families}"
+        f"({_pct(a.pool_largest_cluster_share)}); families: {inert_markup(a.pool_families)}"
     )
     t = Table(title="Time and tokens per gate")
     for col in ("gate", "model", "items", "agent-hours", "calls", "in tok", "out tok", "cost"):
         t.add_column(col)
     for r in a.cost:
         t.add_row(
-            r["gate"],
-            r["spec"],
+            untrusted(r["gate"]),
+            untrusted(r["spec"]),
             str(r["items"]),
             f"{r['agent_hours']:.3f}",
             str(r["model_calls"]),
@@ -464,8 +483,8 @@ def _print_pool_and_gates(a) -> None:
     from rich.table import Table
 
     console.print(
-        f"accepted pool: letters {a.pool_letter_distribution}; "
-        f"value ranks of the pool's correct options {a.pool_value_rank_distribution}"
+        f"accepted pool: letters {inert_markup(a.pool_letter_distribution)}; "
+        f"value ranks of the pool's correct options {inert_markup(a.pool_value_rank_distribution)}"
     )
     c = a.conflicts
     console.print(
@@ -477,20 +496,32 @@ def _print_pool_and_gates(a) -> None:
     for col in ("gate", "results", "rejected", "errors", "reason", "outcome", "count", "of gate"):
         t.add_column(col)
     for g in a.rejections.gates:
-        head = [g.gate, str(g.results), f"{g.rejected} ({_pct(g.rejected_share)})", str(g.errors)]
+        head = [
+            untrusted(g.gate),
+            str(g.results),
+            f"{g.rejected} ({_pct(g.rejected_share)})",
+            str(g.errors),
+        ]
         for k, r in enumerate(g.reasons or [None]):
             cells = ["", "", "", ""] if k else head
             if r is None:
                 t.add_row(*cells, "—", "", "", "")
             else:
-                t.add_row(*cells, r.reason, r.outcome, str(r.count), _pct(r.share))
+                t.add_row(
+                    *cells, untrusted(r.reason), untrusted(r.outcome), str(r.count), _pct(r.share)
+                )
     console.print(t)
     tr = a.transfer
     t = Table(title="Solved by (latest result per candidate; errors left out)")
     for col in ("model", "family", "kind", "attempted", "solved", "errors"):
         t.add_column(col)
     for s in tr.solvers:
-        t.add_row(s.spec, s.family, s.kind, str(s.attempted), str(s.solved), str(s.errors))
+        t.add_row(
+            *map(untrusted, (s.spec, s.family, s.kind)),
+            str(s.attempted),
+            str(s.solved),
+            str(s.errors),
+        )
     console.print(t)
     for title, fams, cells in (
         ("Tool-enabled transfer", tr.tool_families, tr.tool),
@@ -502,10 +533,10 @@ def _print_pool_and_gates(a) -> None:
         t = Table(title=f"{title}: of the items the row family solved, solved by the column too")
         t.add_column("solved by ↓ / also by →")
         for f in fams:
-            t.add_column(f)
+            t.add_column(untrusted(f))
         for r in fams:
             t.add_row(
-                r,
+                untrusted(r),
                 *(
                     f"{grid[(r, col)].solved}/{grid[(r, col)].n} ({_pct(grid[(r, col)].rate)})"
                     for col in fams
@@ -513,7 +544,8 @@ def _print_pool_and_gates(a) -> None:
             )
         console.print(t)
     console.print(
-        f"accepted items by the tool families that solved them: {tr.accepted_by_families}"
+        "accepted items by the tool families that solved them: "
+        f"{inert_markup(tr.accepted_by_families)}"
     )
 
 
@@ -530,7 +562,7 @@ def report_cmd(
     store = _open_db(db)
     files = build_report(store, out)
     store.close()
-    console.print(f"report: {files.html}\nsummary: {files.summary}")
+    console.print(f"report: {inert_markup(files.html)}\nsummary: {inert_markup(files.summary)}")
 
 
 @app.command("export")
@@ -554,14 +586,17 @@ def export_cmd(
 
     store = _open_db(db)
     n = export_jsonl(store, out, include_duplicates=include_duplicates)
-    console.print(f"{n} accepted items → {out}")
+    console.print(f"{n} accepted items → {inert_markup(out)}")
     if release is not None:
         files = export_release(store, release, release_seed=release_seed)
-        console.print(f"release: {files.items} items, seed {files.release_seed} → {release}")
         console.print(
-            f"  gate records: {files.gate_records}\n  run conditions: {files.run_conditions}\n"
-            f"  inspect_ai tasks: {files.inspect_task} (no tools), {files.tool_task} "
-            "(python and bash tools in a sandbox)"
+            f"release: {files.items} items, seed {files.release_seed} → {inert_markup(release)}"
+        )
+        console.print(
+            f"  gate records: {inert_markup(files.gate_records)}\n"
+            f"  run conditions: {inert_markup(files.run_conditions)}\n"
+            f"  inspect_ai tasks: {inert_markup(files.inspect_task)} (no tools), "
+            f"{inert_markup(files.tool_task)} (python and bash tools in a sandbox)"
         )
     store.close()
 
@@ -586,4 +621,4 @@ def seeds_cmd(
     for src in [*dom.seed_dirs(), *dom.example_dirs()]:
         dest = out / src.name
         shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
-        console.print(f"{dest}")
+        console.print(untrusted(dest))

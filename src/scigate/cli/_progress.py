@@ -11,6 +11,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from scigate.cli._console import inert
 from scigate.errors import BadInput
 
 
@@ -33,7 +34,7 @@ def funnel_progress(
 
         def update(done: int, total: int, counts: Any) -> None:
             progress.update(task, completed=done, total=total)
-            funnel.plain = counts.line()
+            funnel.plain = inert(counts.line())  # screen specs may come from a run database
 
         try:
             yield update
