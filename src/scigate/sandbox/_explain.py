@@ -84,6 +84,7 @@ def reason(
     memory_suspect: bool = False,
     disk_limit: bool = False,
     workspace_bytes: int | None = None,
+    entries_limit: int | None = None,
 ) -> str:
     """One sentence saying why the run ended."""
     killed_note = f"; killed {killed} process{'es' if killed != 1 else ''}" if killed else ""
@@ -97,6 +98,11 @@ def reason(
         return f"the sandbox lost the run: {lost}"
     if proc_limit:
         return f"exceeded the limit of {max_processes} processes{killed_note}"
+    if disk_limit and entries_limit:
+        return (
+            f"exceeded the workspace limit of {entries_limit:,} files and directories "
+            f"(an inode cap){killed_note}"
+        )
     if disk_limit or sig == signals.SIGXFSZ:
         return f"exceeded the workspace limit of {size(workspace_bytes or 0)}{killed_note}"
     if memory_hit:

@@ -37,6 +37,26 @@ def protections() -> dict[str, str]:
         isolation = f"unavailable: {bwrap_note}; untrusted runs are refused (--allow-unisolated)"
     return {
         "isolation (bwrap)": isolation,
+        "workspace binding": (
+            "active (bound by descriptor, never by a path a run can rename; a warm run's "
+            "files are moved into its server's own slot by name and back; a symlinked "
+            "workspace is refused)"
+            if prefix
+            else "unavailable: unisolated runs see the whole file system"
+        ),
+        "software binds": (
+            "active (explicit list: the interpreter, the virtualenv, site-packages and the "
+            "paths their .pth files add; never sys.path[0], the caller's directory or home)"
+            if prefix
+            else "unavailable: unisolated runs see the caller's files"
+        ),
+        "warm run reset": (
+            "active (after every warm run: /tmp, /dev/shm, /run and /dev/mqueue emptied, "
+            "inherited descriptors closed, shared mappings made private, SysV IPC objects "
+            "and keyrings cleared; a server that cannot be cleared is replaced)"
+            if prefix
+            else "unavailable: unisolated warm runs share the caller's /tmp"
+        ),
         "process group": "active (own process group, killed whole on timeout)",
         "subreaper": (
             "active (supervisor is PR_SET_CHILD_SUBREAPER; setsid descendants are reaped)"

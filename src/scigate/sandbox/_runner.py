@@ -27,6 +27,7 @@ from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._workspace import open_workspace, real_dirs
 
 SUPERVISOR = Path(__file__).with_name("_supervisor.py")
+MAX_ENTRIES = 100_000  # files and directories a workspace may hold (_supervisor.MAX_ENTRIES)
 GRACE_SECONDS = 10.0  # the supervisor enforces the wall clock; this is the caller's backstop
 TERM_SECONDS = 3.0  # after SIGTERM to the supervisor, wait this long before SIGKILL
 CHUNK = 1 << 16
@@ -397,6 +398,7 @@ def build_result(
         stderr_tail=" | ".join(tail),
         disk_limit=bool(raw.get("disk_limit")),
         workspace_bytes=limits.workspace_bytes,
+        entries_limit=MAX_ENTRIES if raw.get("entries_limit") else None,
         memory_suspect=not memory_hit
         and _explain.maybe_memory(
             ok=ok, limit=limits.memory_bytes, stderr=stderr, sig=sig, peak=peak

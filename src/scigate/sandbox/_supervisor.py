@@ -87,9 +87,9 @@ def descendants(root: int) -> dict[int, bytes]:
 MAX_ENTRIES = 100_000
 
 
-def disk_usage(root: str, limit: int) -> int:
-    """Bytes allocated under `root` (stops counting once past `limit`); a tree of more
-    than MAX_ENTRIES entries counts as over the limit, so the walk stays cheap."""
+def workspace_usage(root: str, limit: int) -> tuple[int, bool]:
+    """(bytes allocated under `root`, True when it holds more than MAX_ENTRIES files and
+    directories); counting stops once past either limit (bytes then exceed `limit`)."""
     total = entries = 0
     stack = [root]
     while stack:
@@ -101,7 +101,7 @@ def disk_usage(root: str, limit: int) -> int:
             for entry in it:
                 entries += 1
                 if entries > MAX_ENTRIES:
-                    return limit + 1
+                    return limit + 1, True
                 try:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -110,8 +110,8 @@ def disk_usage(root: str, limit: int) -> int:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
         if total > limit:
-            return total
-    return total
+            return total, False
+    return total, False
 
 
 def _live(procs: dict[int, bytes]) -> set[int]:
@@ -263,7 +263,7 @@ class Supervisor:
         wall = float(limits.get("wall_seconds") or 0) or None
         max_procs = limits.get("max_processes")
         disk_limit = int(limits.get("workspace_bytes") or 0)
-        timed_out = proc_limit = terminated = caller_gone = disk_hit = False
+        timed_out = proc_limit = terminated = caller_gone = disk_hit = entries_hit = False
         poll = FIRST_POLL
         signal.signal(signal.SIGTERM, _on_sigterm)
         try:
@@ -288,9 +288,11 @@ class Supervisor:
                 if max_procs and len(_live(descendants(self.me))) > int(max_procs):
                     proc_limit = True
                     break
-                if disk_limit and disk_usage(cfg["cwd"], disk_limit) > disk_limit:
-                    disk_hit = True
-                    break
+                if disk_limit:
+                    used, entries_hit = workspace_usage(cfg["cwd"], disk_limit)
+                    if used > disk_limit:
+                        disk_hit = True
+                        break
                 poll = min(poll * 1.5, MAX_POLL)
         except Terminated:
             terminated = self.terminated = True
@@ -307,12 +309,14 @@ class Supervisor:
         # Python ignores SIGXFSZ, so a write stopped by RLIMIT_FSIZE ends in EFBIG: a
         # workspace that ended full is reported as the limit, whatever the exit said
         if disk_limit and not disk_hit:
-            disk_hit = disk_usage(cfg["cwd"], disk_limit) >= disk_limit
+            used, entries_hit = workspace_usage(cfg["cwd"], disk_limit)
+            disk_hit = used >= disk_limit
         return {
             "status": self.status,
             "timed_out": timed_out,
             "proc_limit": proc_limit,
             "disk_limit": disk_hit,
+            "entries_limit": disk_hit and entries_hit,
             "cancelled": terminated or caller_gone,
             "killed": len(self.killed),
             "seconds": seconds,
