@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from scigate.errors import BadInput
 from scigate.gate._values import options_distinct
+from scigate.sandbox._hostfs import UnsafeWorkspaceFile, copy_tree, open_dir, read_text_if_exists
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -21,6 +23,20 @@ LETTERS = ("A", "B", "C", "D")
 # reach a verification, invariance or solver workspace: a solution that could read them
 # would reproduce the proposal without computing it. Matched at any depth, globs allowed.
 PRIVATE_FILES = ("answer.txt", "meta.json", "notes*", "NOTES*", "*.notes", "__pycache__")
+
+#: The largest candidate file read (bytes): a generator that writes a 50 MiB question is
+#: refused, not stored. Read without following links, regular files only.
+FILE_LIMITS = {
+    "question.md": 64 << 10,
+    "options.json": 16 << 10,
+    "answer.txt": 1 << 10,
+    "solution.py": 256 << 10,
+    "meta.json": 64 << 10,
+}
+#: Caps on copying a candidate directory (its data files included) for a run.
+COPY_FILE_LIMIT = 64 << 20
+COPY_TOTAL_LIMIT = 256 << 20
+COPY_MAX_ENTRIES = 2_000
 
 
 class Candidate(BaseModel):
@@ -91,36 +107,62 @@ def candidate_identity(
 
 
 def load_candidate(
-    path: str | Path, *, require_answer: bool = True, require_solution: bool = True
+    path: str | Path,
+    *,
+    require_answer: bool = True,
+    require_solution: bool = True,
+    within: Path | None = None,
 ) -> Candidate:
-    """Read and validate a candidate directory; malformed candidates raise `BadInput`."""
+    """Read and validate a candidate directory; malformed candidates raise `BadInput`.
+
+    The files are read without following links: a symlink, FIFO, device or a file over
+    its `FILE_LIMITS` size raises `UnsafeWorkspaceFile` ("candidate file question.md is a
+    symlink"). `within` is the directory `path` lies in when a sandboxed party wrote it (a
+    generator's workspace): then `path` itself and every directory between may not be
+    links either; without it `path` is the user's own and is followed like any path.
+    """
     d = Path(path)
-    if not d.exists():
-        raise BadInput(f"candidate directory not found: {d}")
-    if not d.is_dir():
-        raise BadInput(f"not a directory: {d}")
+    if within is None:
+        if not d.exists():
+            raise BadInput(f"candidate directory not found: {d}")
+        if not d.is_dir():
+            raise BadInput(f"not a directory: {d}")
+        try:
+            dir_fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise BadInput(f"cannot read {d}: {exc.strerror}") from None
+    else:
+        try:
+            rel = d.relative_to(within)
+            dir_fd = open_dir(within, rel, what="candidate directory")
+        except ValueError:
+            raise BadInput(f"candidate directory {d} is not inside {within}") from None
+        except FileNotFoundError:
+            raise BadInput(f"candidate directory not found: {d}") from None
+    try:
+        texts = {name: _read(dir_fd, name, d if within is None else None) for name in FILE_LIMITS}
+    finally:
+        os.close(dir_fd)
     needed = ["question.md", "options.json"]
     if require_answer:
         needed.append("answer.txt")
     if require_solution:
         needed.append("solution.py")
-    missing = [n for n in needed if not (d / n).is_file()]
+    missing = [n for n in needed if texts[n] is None]
     if missing:
         raise BadInput(f"candidate {d} is missing {', '.join(missing)}")
-    question = _read(d / "question.md").strip()
+    question = (texts["question.md"] or "").strip()
     if not question:
         raise BadInput(f"candidate {d}: question.md is empty")
-    options = parse_options(_read(d / "options.json"), where=f"candidate {d}: options.json")
+    options = parse_options(texts["options.json"] or "", where=f"candidate {d}: options.json")
     answer = None
-    if (d / "answer.txt").is_file():
-        answer = parse_answer_letter(_read(d / "answer.txt"), where=f"candidate {d}: answer.txt")
-    elif require_answer:  # pragma: no cover - caught above
-        raise BadInput(f"candidate {d} is missing answer.txt")
-    solution = _read(d / "solution.py") if (d / "solution.py").is_file() else ""
+    if texts["answer.txt"] is not None:
+        answer = parse_answer_letter(texts["answer.txt"], where=f"candidate {d}: answer.txt")
+    solution = texts["solution.py"] or ""
     meta: dict[str, Any] = {}
-    if (d / "meta.json").is_file():
+    if texts["meta.json"] is not None:
         try:
-            meta = json.loads(_read(d / "meta.json"))
+            meta = json.loads(texts["meta.json"])
         except json.JSONDecodeError as exc:
             raise BadInput(f"candidate {d}: meta.json is not valid JSON ({exc.msg})") from exc
         if not isinstance(meta, dict):
@@ -149,6 +191,10 @@ def parse_options(text: str, *, where: str = "options.json") -> dict[str, str]:
         value = raw[letter]
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise BadInput(f"{where}: option {letter} must be a string or a number")
+        if _non_finite(value):
+            raise BadInput(
+                f"{where}: option {letter} is {str(value).strip()!r}, not a finite value"
+            )
         value = str(value).strip()
         if not value:
             raise BadInput(f"{where}: option {letter} is empty")
@@ -174,17 +220,16 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return out
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
+def _non_finite(value: str | int | float) -> bool:
+    """NaN or an infinity, as a JSON number (NaN, Infinity, 1e999) or a string ("nan",
+    "-inf", "Infinity"): no computation can be checked against such an option."""
+    if isinstance(value, int):
+        return False
+    try:
+        number = float(value.strip().replace("\u2212", "-")) if isinstance(value, str) else value
+    except ValueError:
+        return False
+    return not math.isfinite(number)
 
 
 def parse_answer_letter(text: str, *, where: str = "answer.txt") -> str:
@@ -197,13 +242,38 @@ def parse_answer_letter(text: str, *, where: str = "answer.txt") -> str:
 
 
 def copy_without_answer(src: Path, dest: Path) -> Path:
-    """Copy a candidate directory for verification, leaving out answer.txt and the notes."""
-    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(*PRIVATE_FILES))
+    """Copy a candidate directory for verification, leaving out answer.txt and the notes.
+
+    Nothing is followed: a link, FIFO or device in the candidate, a file over 64 MiB, more
+    than 256 MiB or 2,000 entries raise `UnsafeWorkspaceFile`."""
+    copy_candidate_tree(src, dest, exclude=PRIVATE_FILES)
     return dest
 
 
-def _read(path: Path) -> str:
+def copy_candidate_tree(src: Path, dest: Path, *, exclude: tuple[str, ...] = ()) -> None:
+    """Copy the candidate directory `src` into `dest` with `copy_tree`'s no-follow rules
+    and the candidate caps (`COPY_*`); a refused entry names the candidate."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read {path}: {exc}") from exc
+        copy_tree(
+            src,
+            dest,
+            exclude=exclude,
+            file_limit=COPY_FILE_LIMIT,
+            total_limit=COPY_TOTAL_LIMIT,
+            max_entries=COPY_MAX_ENTRIES,
+            what="candidate file",
+        )
+    except UnsafeWorkspaceFile as exc:
+        raise UnsafeWorkspaceFile(f"{exc} (in {src})", name=exc.name, problem=exc.problem) from None
+
+
+def _read(dir_fd: int, name: str, shown: Path | None) -> str | None:
+    """A candidate file's text, or None when missing; `shown`: the directory to name."""
+    try:
+        return read_text_if_exists(dir_fd, name, limit=FILE_LIMITS[name], what="candidate file")
+    except UnsafeWorkspaceFile as exc:
+        if shown is None:
+            raise
+        raise UnsafeWorkspaceFile(
+            f"{exc} (in {shown})", name=exc.name, problem=exc.problem
+        ) from None

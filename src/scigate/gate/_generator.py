@@ -308,13 +308,26 @@ class LLMGenerator:
                 "seconds": episode.seconds,
                 "seeds": [d.name for d in seeds],
             }
-            cdir = workspace / "candidate"
-            if not cdir.is_dir():
+            # The workspace is the model's: `candidate` and its files are read without
+            # following links (a symlink to a host file must not reach the run database).
+            try:
+                kind = sandbox.entry_kind(workspace, "candidate")
+            except BadInput as exc:
+                return Generated(reason=f"malformed candidate: {exc}", **usage)
+            if kind is None:
                 return Generated(
                     reason=f"generator wrote no candidate/ directory ({episode.reason})", **usage
                 )
+            if kind != "directory":
+                article = {"symlink": "a symlink", "fifo": "a FIFO"}.get(kind, f"a {kind}")
+                return Generated(
+                    reason=f"malformed candidate: candidate is {article}, not a directory",
+                    **usage,
+                )
             try:
-                cand = await asyncio.to_thread(load_candidate, cdir)
+                cand = await asyncio.to_thread(
+                    load_candidate, workspace / "candidate", within=workspace
+                )
             except BadInput as exc:
                 return Generated(reason=f"malformed candidate: {exc}", **usage)
             cand.path = None

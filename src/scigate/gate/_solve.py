@@ -50,6 +50,9 @@ Options:
 {options}
 """
 
+#: The largest answer.txt a solver command may write (bytes); a larger one is an error.
+ANSWER_FILE_LIMIT = 64 << 10
+
 CREDENTIAL_PASSTHROUGH = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "CODEX_HOME")
 
 
@@ -240,9 +243,17 @@ async def solve_with_command(
                 read_only_paths=named,
             ),
         )
-        answer_file = workspace / "answer.txt"
-        raw = answer_file.read_text(errors="replace").strip() if answer_file.is_file() else None
-        if run.timed_out and not raw:
+        unreadable = None
+        try:  # the command's own file: no link followed, no FIFO opened, size capped
+            raw = sandbox.read_text_if_exists(
+                workspace, "answer.txt", limit=ANSWER_FILE_LIMIT, errors="replace"
+            )
+        except sandbox.UnsafeWorkspaceFile as exc:
+            raw, unreadable = None, str(exc)
+        raw = raw.strip() if raw is not None else None
+        if unreadable is not None:
+            stop = f"error: the solver's answer cannot be used: {unreadable}"
+        elif run.timed_out and not raw:
             stop = f"timeout: no answer.txt within {time_limit:g} s"
         elif not raw:
             stop = f"no answer: the command wrote no answer.txt ({run.reason})"
@@ -251,7 +262,10 @@ async def solve_with_command(
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
     result = _verdict(candidate, raw, stop, f"cmd:{command}", time.monotonic() - started)
-    if not raw and run.exit_code in (126, 127):  # the shell could not run the command
+    if unreadable is not None:  # a link, FIFO or oversized answer.txt: the solver failed
+        result.error = True
+        result.reason = stop
+    elif not raw and run.exit_code in (126, 127):  # the shell could not run the command
         result.error = True
         result.reason = f"error: the solver command could not run ({run.reason})"
     return result

@@ -14,7 +14,6 @@ import itertools
 import json
 import math
 import random
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from typing import Any
 
 from scigate._tmp import scigate_tempdir
 from scigate.errors import BadInput, ScigateError
+from scigate.sandbox import copy_tree
 
 from ._families import FAMILIES, get_family, render
 from ._runner import ScriptWorker
@@ -263,7 +263,8 @@ def run_solution(candidate: Path, python: str = sys.executable, timeout: float =
     """Run ``solution.py`` in a fresh copy without answer.txt; return its single printed line."""
     with scigate_tempdir("check") as tmp:
         copy = Path(tmp) / "candidate"
-        shutil.copytree(candidate, copy, ignore=shutil.ignore_patterns("answer.txt"))
+        # Regular files and directories only, nothing followed (scigate.sandbox._hostfs).
+        copy_tree(candidate, copy, exclude=("answer.txt",), what="candidate file")
         proc = subprocess.run(
             [python, "solution.py"],
             cwd=copy,
