@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 RUNNER = ".scigate_check.py"
 RANK_FILE = ".scigate_rank_{rank}.out"
-RANK_OUTPUT_CHARS = 1 << 16
+#: The most a rank's stdout file may hold (bytes); more is an undecided run.
+RANK_OUTPUT_LIMIT = 1 << 20
 
 Outcome = Literal["pass", "fail", "error"]
 
@@ -252,6 +253,7 @@ def run_check(
         )
     workspace = candidate_workspace(cand)
     token = secrets.token_hex(8)
+    unreadable: str | None = None
     try:
         (workspace / RUNNER).write_text(runner_source(check, token), encoding="utf-8")
         if check.mpi_ranks > 1:
@@ -261,9 +263,7 @@ def run_check(
                 workspace=workspace,
                 limits=limits,
             )
-            outputs = [
-                _read_rank(workspace / RANK_FILE.format(rank=r)) for r in range(check.mpi_ranks)
-            ]
+            outputs, unreadable = read_rank_outputs(workspace, check.mpi_ranks)
         else:
             result = sandbox.run_python(
                 script=Path(RUNNER),
@@ -275,6 +275,17 @@ def run_check(
             outputs = [result.stdout]
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
+    if unreadable is not None:  # a link, FIFO, device or flood where a rank's output goes
+        return CheckResult(
+            passed=False,
+            outcome="error",
+            printed=None,
+            reason=f"cannot decide: {unreadable} under {check.name}",
+            seconds=round(result.seconds, 3),
+            exit_code=result.exit_code,
+            stderr_tail=result.stderr_tail(10),
+            **base,
+        )
     return judge_check(
         check, result, outputs, reference=reference, like=cand.answer_value, token=token
     )
@@ -298,12 +309,27 @@ def runner_source(check: SemanticCheck, token: str) -> str:
     )
 
 
-def _read_rank(path: Path) -> str:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            return f.read(RANK_OUTPUT_CHARS)
-    except OSError:
-        return ""
+def read_rank_outputs(workspace: Path, ranks: int) -> tuple[list[str], str | None]:
+    """The stdout file of each MPI rank (empty when missing), read without following a
+    link or opening a FIFO, at most `RANK_OUTPUT_LIMIT` bytes each; and why not, when one
+    cannot be read (a symlink, FIFO, device or oversized file the script left there)."""
+    from scigate.sandbox import UnsafeWorkspaceFile, read_text_if_exists
+
+    outputs = []
+    for rank in range(ranks):
+        name = RANK_FILE.format(rank=rank)
+        try:
+            text = read_text_if_exists(
+                workspace,
+                name,
+                limit=RANK_OUTPUT_LIMIT,
+                what=f"rank {rank}'s output",
+                errors="replace",
+            )
+        except UnsafeWorkspaceFile as exc:
+            return outputs, str(exc)
+        outputs.append(text or "")
+    return outputs, None
 
 
 def _one_line(text: str) -> str | None:

@@ -10,7 +10,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from scigate.gate._candidate import PRIVATE_FILES, Candidate, load_candidate
+from scigate.gate._candidate import (
+    PRIVATE_FILES,
+    Candidate,
+    copy_candidate_tree,
+    load_candidate,
+)
 from scigate.gate._values import coarse_matches, match_option, parse_number, values_match
 
 DEFAULT_TIMEOUT = 300.0
@@ -72,11 +77,20 @@ def verify(
 def candidate_workspace(cand: Candidate) -> Path:
     """A fresh sandbox workspace for running the candidate's solution: a copy of its
     directory (data files included) without answer.txt and the generator's notes
-    (meta.json, notes*: those live in the run database)."""
+    (meta.json, notes*: those live in the run database).
+
+    The copy follows no link: a symlink, FIFO or device in the candidate directory, or
+    one over the copy caps, raises `UnsafeWorkspaceFile` (and leaves no workspace)."""
     from scigate import sandbox
 
     if cand.path is not None and cand.path.is_dir():
-        return sandbox.fresh_workspace(cand.path, exclude=PRIVATE_FILES)
+        workspace = sandbox.fresh_workspace()
+        try:
+            copy_candidate_tree(cand.path, workspace, exclude=PRIVATE_FILES)
+        except BaseException:
+            shutil.rmtree(workspace, ignore_errors=True)
+            raise
+        return workspace
     workspace = sandbox.fresh_workspace()
     cand.write(workspace, include_answer=False, include_meta=False)
     return workspace
