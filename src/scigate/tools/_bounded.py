@@ -7,7 +7,19 @@ worker_main()``, RDKit preloaded, pickles over its stdin/stdout), so a warm call
 one pipe round trip.
 When the time limit passes the worker is SIGKILLed (RDKit ignores SIGTERM while it is
 inside C++), reaped, and replaced on the next call; the caller gets ``ok: false`` naming
-the limit. Light tools run in-process; their bound is the input size limit.
+the limit.
+
+Light tools run in-process, each call in a fresh daemon thread (`run_in_thread`) that
+the caller waits for at most the time limit; then it gets ``ok: false`` naming the limit
+and the thread is abandoned. A thread cannot be killed, so this bound is the caller's,
+not the CPU's: the abandoned thread is asked to stop (an asynchronous `CallAbandoned`
+exception, delivered at its next Python bytecode, which ends pure-Python loops but not a
+C call already under way), and while `MAX_ABANDONED` such threads are still running no
+new light call starts (a clear error, not an ever-growing pile of busy threads). This is
+why light tools are made safe by construction as well: `EvaluateExpression` refuses,
+before computing, anything whose result would pass 10**1000 (a C-level ``10**10**9``
+holds the interpreter lock, so no timeout in Python could even return while it runs).
+Tools that may run long in C belong in the worker pool (``heavy=True``).
 
 Which time limit applies, first match wins: an override (`limit_override` context or
 the CLI's ``--time-limit``), the tool's declared ``time_limit``, the library default
@@ -19,6 +31,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import contextvars
+import ctypes
 import functools
 import importlib
 import os
@@ -30,7 +43,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +53,7 @@ if TYPE_CHECKING:
 DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MAX_INPUT_CHARS = 200_000  # total characters over all string arguments
 POOL_SIZE = 2
+MAX_ABANDONED = 8  # light calls past their limit that may still run before new ones wait
 STARTUP_TIMEOUT = 120.0  # seconds a new worker may take to import the library
 
 _OVERRIDE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -49,6 +63,13 @@ _OVERRIDE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 
 class LimitExceeded(Exception):
     """A call went past one of its limits; the message names the limit."""
+
+
+class CallAbandoned(BaseException):
+    """Raised inside a light tool's thread once its caller stopped waiting for it.
+
+    A BaseException, so that a tool body's ``except Exception`` does not swallow it.
+    """
 
 
 def library_time_limit() -> float:
@@ -106,6 +127,79 @@ def check_input_size(name: str, arguments: dict[str, Any], max_chars: int | None
     if size > limit:
         return f"{name}: input size limit exceeded ({size} characters > {limit})"
     return None
+
+
+# ---------------------------------------------------------------- light tools: threads
+
+_ABANDONED: set[threading.Thread] = set()
+_ABANDONED_LOCK = threading.Lock()
+
+
+def abandoned_calls() -> int:
+    """How many light calls ran past their limit and are still running."""
+    with _ABANDONED_LOCK:
+        _ABANDONED.difference_update([t for t in _ABANDONED if not t.is_alive()])
+        return len(_ABANDONED)
+
+
+def _ask_to_stop(thread: threading.Thread) -> None:
+    """Raise `CallAbandoned` in `thread` at its next bytecode (best effort; see above)."""
+    ident = thread.ident
+    if ident is None:
+        return
+    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+    set_async_exc.restype = ctypes.c_int
+    if set_async_exc(ident, CallAbandoned) > 1:  # never expected: undo rather than guess
+        set_async_exc(ident, ctypes.py_object())
+
+
+def _abandon(thread: threading.Thread) -> None:
+    with _ABANDONED_LOCK:
+        _ABANDONED.add(thread)
+    with contextlib.suppress(Exception):
+        _ask_to_stop(thread)
+
+
+def run_in_thread[T, R](fn: Callable[[T], R], arg: T, time_limit: float, name: str = "") -> R:
+    """`fn(arg)` in a daemon thread (in the caller's context); `LimitExceeded` after `time_limit`.
+
+    An exception escaping `fn` comes back as a `RuntimeError` (never as the thread's own
+    ``SystemExit`` or ``KeyboardInterrupt``, which are not the caller's).
+    """
+    running = abandoned_calls()
+    if running >= MAX_ABANDONED:
+        raise LimitExceeded(
+            f"{running} earlier calls ran past their time limit and are still running; "
+            "no new call starts until one of them ends"
+        )
+    outcome: list[tuple[bool, Any]] = []
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            outcome.append((True, context.run(fn, arg)))
+        except BaseException as exc:  # CallAbandoned included: the thread just ends
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=target, name=f"scigate-tool {name}".strip(), daemon=True)
+    thread.start()
+    try:
+        thread.join(time_limit)
+    except BaseException:  # a Ctrl-C while waiting: stop the call, then let it through
+        _abandon(thread)
+        raise
+    if thread.is_alive():
+        _abandon(thread)
+        raise LimitExceeded(
+            f"time limit of {time_limit:g} s exceeded (the call was abandoned and asked to stop)"
+        )
+    if not outcome:
+        raise RuntimeError("the call ended without a result")
+    ok, value = outcome[0]
+    if not ok:
+        raise RuntimeError(f"the call failed ({type(value).__name__})") from value
+    return value  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------- wire format
@@ -192,12 +286,20 @@ def worker_main(fd_in: int = 0, fd_out: int | None = None) -> None:
             reply = ("input", str(exc))
         except ImportError as exc:
             reply = ("import", str(exc.name or exc))
-        except Exception as exc:
-            reply = ("error", f"{type(exc).__name__}: {exc}")
+        except BaseException as exc:  # a body's sys.exit() too: report it, keep serving
+            reply = ("error", _describe(exc))
         try:
             send_message(fd_out, reply)
         except (EOFError, OSError):
             return
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)[:500]
+    except BaseException:  # an int too long to print, a hostile __str__
+        text = "(message not printable)"
+    return f"{type(exc).__name__}: {text}"
 
 
 # ---------------------------------------------------------------- parent side

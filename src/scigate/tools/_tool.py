@@ -9,6 +9,14 @@ hints, and wraps the call so that it always returns one shape::
 
 Tool bodies signal bad input by raising `ToolInputError` with a message that says what
 was wrong; any other exception is caught and reported, never propagated.
+
+`Tool.call` never raises, whatever the arguments or the body do: validation, the body
+and the conversion of its value run under one guard that turns every exception,
+``RecursionError``, ``MemoryError`` and even a body's ``SystemExit`` into ``ok: false``.
+Only the caller's own ``KeyboardInterrupt``/``SystemExit`` (a Ctrl-C while it waits)
+pass through, since they are the caller's to handle. Every call is also time-bounded
+(see `scigate.tools._bounded`): heavy tools in a killable worker process, light tools in
+a daemon thread the caller stops waiting for at the limit.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from scigate.tools._bounded import (
     LimitExceeded,
     check_input_size,
     effective_time_limit,
+    run_in_thread,
     worker_pool,
 )
 
@@ -114,6 +123,14 @@ class Tool:
 
     def call(self, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolResult:
         """Validate the arguments, run the tool and return a `ToolResult`; never raises."""
+        try:
+            return self._call(arguments, kwargs)
+        except (KeyboardInterrupt, SystemExit):
+            raise  # the caller's own interrupt while it waits, not the tool's doing
+        except BaseException as exc:  # anything else: the one result shape, never a crash
+            return _fail(f"{self.name}: {_describe_exception(exc)}")
+
+    def _call(self, arguments: dict[str, Any] | None, kwargs: dict[str, Any]) -> ToolResult:
         args = {**(arguments or {}), **kwargs}
         unknown = sorted(set(args) - set(self._args_model.model_fields))
         if unknown:
@@ -131,15 +148,23 @@ class Tool:
             return _fail(too_big)
         if self.spec.heavy:
             return self._call_in_worker(kwargs_in)
+        limit = effective_time_limit(self.spec.time_limit)
         try:
-            value = self.fn(**kwargs_in)
+            return run_in_thread(self._run_body, kwargs_in, limit, name=self.name)
+        except LimitExceeded as exc:
+            return _fail(f"{self.name}: {exc}")
+
+    def _run_body(self, kwargs: dict[str, Any]) -> ToolResult:
+        """The body and the conversion of its value (in the light tool's thread)."""
+        try:
+            value = self.fn(**kwargs)
+            return ToolResult(ok=True, value=_jsonable(value), display=format_value(value))
         except ToolInputError as exc:
             return _fail(f"{self.name}: {exc}")
         except ImportError as exc:
             return _fail(f"{self.name}: needs a package that is not installed ({exc.name or exc})")
-        except Exception as exc:  # a tool must never crash its caller
-            return _fail(f"{self.name}: {type(exc).__name__}: {exc}")
-        return ToolResult(ok=True, value=_jsonable(value), display=format_value(value))
+        except BaseException as exc:  # a tool must never crash its caller (sys.exit included)
+            return _fail(f"{self.name}: {_describe_exception(exc)}")
 
     def _call_in_worker(self, kwargs: dict[str, Any]) -> ToolResult:
         limit = effective_time_limit(self.spec.time_limit)
@@ -280,6 +305,19 @@ def _describe_validation(exc: ValidationError, spec: ToolSpec) -> str:
 
 def _fail(message: str) -> ToolResult:
     return ToolResult(ok=False, error=message)
+
+
+def _describe_exception(exc: BaseException) -> str:
+    """``Type: message`` of an exception whose str() itself may fail or be endless."""
+    try:
+        text = str(exc)
+    except BaseException:  # a hostile __str__, or an int too long to print
+        text = "(message not printable)"
+    if len(text) > 500:
+        text = text[:500] + "..."
+    if isinstance(exc, SystemExit):
+        return f"the tool tried to exit the process (SystemExit: {text})"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _jsonable(value: Any) -> Any:

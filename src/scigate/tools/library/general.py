@@ -89,6 +89,21 @@ def convert_units(value: float, from_unit: str, to_unit: str) -> float:
 
 
 # ------------------------------------------------------------------------- arithmetic
+#
+# The evaluator is safe by construction: it walks a parsed expression whose every node is
+# on a whitelist, and before any operation whose cost grows with its result (``**``,
+# factorial, comb, perm, lcm, round) it estimates the result's size with logarithms and
+# refuses anything past 10**1000. Every intermediate integer is checked against the same
+# bound, so no step works on numbers larger than a few thousand bits and a whole
+# evaluation takes microseconds; a model cannot make it raise or run for minutes.
+
+_MAX_CHARS = 2000  # expression length
+_MAX_NODES = 500  # syntax tree nodes
+_MAX_DEPTH = 100  # syntax tree nesting
+_MAX_DIGITS = 1000  # decimal digits of any integer (and decades of any power's result)
+_INT_LIMIT = 10**_MAX_DIGITS
+_LN10 = math.log(10)
+_EXACT_FLOAT = 2**53
 
 _BINARY = {
     ast.Add: operator.add,
@@ -131,37 +146,175 @@ _FUNCTIONS: dict[str, Any] = {
         "radians",
         "hypot",
         "gcd",
-        "lcm",
         "erf",
         "erfc",
         "gamma",
         "lgamma",
-        "comb",
-        "perm",
         "fabs",
         "copysign",
         "isqrt",
     ]
 }
-_FUNCTIONS |= {"abs": abs, "round": round, "min": min, "max": max}
-_MAX_EXPONENT = 10_000
-_MAX_INT_BITS = 100_000
+_FUNCTIONS |= {"abs": abs, "min": min, "max": max}
 
 
-def _factorial(n: float) -> int:
-    if n != int(n) or n < 0 or n > 5000:
-        raise ToolInputError("factorial needs a whole number between 0 and 5000")
-    return math.factorial(int(n))
+def _too_large(what: str, decades: float) -> ToolInputError:
+    size = f"about 10^{decades:.0f}" if math.isfinite(decades) else "far too many digits"
+    return ToolInputError(f"{what} is too large ({size}; the limit is 10^{_MAX_DIGITS})")
 
 
-_FUNCTIONS["factorial"] = _factorial
+def _checked(value: Any, what: str = "result") -> Any:
+    """`value` when it is a real number within the size limit; a `ToolInputError` otherwise."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        if abs(value) >= _INT_LIMIT:
+            raise _too_large(what, math.log10(abs(value)))
+        return value
+    if isinstance(value, float):
+        return value
+    if isinstance(value, complex):
+        raise ToolInputError(f"{what} is not a real number ({value})")
+    raise ToolInputError(f"{what} is not a number ({type(value).__name__})")
+
+
+def _whole(value: Any, what: str) -> int:
+    """`value` as an int when it is a whole number (5 or 5.0), else a `ToolInputError`."""
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return int(value)
+    raise ToolInputError(f"{what} needs whole numbers, got {value!r}")
+
+
+def _log10_factorial(n: int) -> float:
+    """log10(n!) (n >= 0), inf when n! is beyond any limit here."""
+    if n > 10**6:
+        return math.inf
+    return math.lgamma(n + 1) / _LN10
+
+
+def _log10_falling(n: int, k: int) -> float:
+    """log10(n! / (n-k)!) for 0 <= k <= n: the size of perm(n, k)."""
+    if k > 4 * _MAX_DIGITS:  # perm(n, k) >= k!, and 4000! is far past the limit
+        return math.inf
+    if n < _EXACT_FLOAT:
+        return (math.lgamma(n + 1) - math.lgamma(n - k + 1)) / _LN10
+    return k * math.log10(n)  # upper bound: k factors each <= n
+
+
+def _log10_comb(n: int, k: int) -> float:
+    """log10 of comb(n, k) for 0 <= k <= n (k taken as the smaller side)."""
+    k = min(k, n - k)
+    if k == 0:
+        return 0.0
+    if k > 4 * _MAX_DIGITS:  # comb(n, k) >= 2**k when n >= 2k: past the limit
+        return math.inf
+    if n < _EXACT_FLOAT:
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / _LN10
+    return k * math.log10(n) - math.lgamma(k + 1) / _LN10  # n**k / k! bounds it
+
+
+def _factorial(n: Any) -> int:
+    m = _whole(n, "factorial")
+    if m < 0:
+        raise ToolInputError("factorial needs a whole number >= 0")
+    decades = _log10_factorial(m)
+    if decades > _MAX_DIGITS:
+        raise _too_large(f"factorial({m})", decades)
+    return math.factorial(m)
+
+
+def _comb(n: Any, k: Any) -> int:
+    a, b = _whole(n, "comb"), _whole(k, "comb")
+    if a < 0 or b < 0:
+        raise ToolInputError("comb needs whole numbers >= 0")
+    if b > a:
+        return 0
+    decades = _log10_comb(a, b)
+    if decades > _MAX_DIGITS:
+        raise _too_large(f"comb({a}, {b})", decades)
+    return math.comb(a, b)
+
+
+def _perm(n: Any, k: Any = None) -> int:
+    a = _whole(n, "perm")
+    b = a if k is None else _whole(k, "perm")
+    if a < 0 or b < 0:
+        raise ToolInputError("perm needs whole numbers >= 0")
+    if b > a:
+        return 0
+    decades = _log10_falling(a, b)
+    if decades > _MAX_DIGITS:
+        raise _too_large(f"perm({a}, {b})", decades)
+    return math.perm(a, b)
+
+
+def _lcm(*values: Any) -> int:
+    result = 1
+    for v in values:  # one step at a time, each checked: the running lcm only grows
+        result = _checked(math.lcm(result, _whole(v, "lcm")), "lcm")
+    return result
+
+
+def _round(value: Any, ndigits: Any = None) -> Any:
+    if ndigits is None:
+        return round(value)
+    places = _whole(ndigits, "round")
+    if abs(places) > _MAX_DIGITS:  # round(5, -10**9) would build 10**(10**9)
+        raise ToolInputError(f"round's digits must be between -{_MAX_DIGITS} and {_MAX_DIGITS}")
+    return round(value, places)
+
+
+_FUNCTIONS |= {
+    "factorial": _factorial,
+    "comb": _comb,
+    "perm": _perm,
+    "lcm": _lcm,
+    "round": _round,
+}
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    """base ** exponent, refused before computing when the result would leave the limits."""
+    if base != 0 and exponent != 0 and abs(base) != 1:
+        try:
+            scale = float(exponent)
+        except OverflowError:
+            scale = math.inf if exponent > 0 else -math.inf
+        decades = scale * math.log10(abs(base))
+        if decades > _MAX_DIGITS:
+            raise _too_large("result of **", decades)
+        if decades < -_MAX_DIGITS:
+            raise ToolInputError(
+                f"result of ** is too small (about 10^{decades:.0f}); it underflows to 0"
+            )
+    result = base**exponent
+    if result == 0 and base != 0:
+        raise ToolInputError("result of ** is too small to represent; it underflows to 0")
+    return result
+
+
+def _tree_size(tree: ast.AST) -> tuple[int, int]:
+    """(number of nodes, nesting depth) of `tree`, walked without recursion."""
+    count, deepest = 0, 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        deepest = max(deepest, depth)
+        if count > _MAX_NODES or deepest > _MAX_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return count, deepest
 
 
 def _eval(node: ast.AST) -> Any:
+    """Evaluate a whitelisted node (the tree's size and depth are checked beforehand)."""
     if isinstance(node, ast.Expression):
         return _eval(node.body)
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return _checked(node.value, "number")
     if isinstance(node, ast.Name):
         if node.id in _CONSTANTS:
             return _CONSTANTS[node.id]
@@ -171,19 +324,20 @@ def _eval(node: ast.AST) -> Any:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _eval(node.left), _eval(node.right)
         if isinstance(node.op, ast.Pow):
-            if abs(right) > _MAX_EXPONENT:
-                raise ToolInputError(f"exponent {right} is too large")
-            if isinstance(left, int) and abs(left).bit_length() * abs(right) > _MAX_INT_BITS:
-                raise ToolInputError("result is too large")
-        result = _BINARY[type(node.op)](left, right)
-        if isinstance(result, int) and result.bit_length() > _MAX_INT_BITS:
-            raise ToolInputError("result is too large")
-        return result
+            return _checked(_power(left, right))
+        return _checked(_BINARY[type(node.op)](left, right))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         fn = _FUNCTIONS.get(node.func.id)
         if fn is None:
             raise ToolInputError(f"unknown function {node.func.id!r}")
-        return fn(*[_eval(a) for a in node.args])
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise ToolInputError("unsupported syntax: Starred")
+        return _checked(fn(*[_eval(a) for a in node.args]), f"result of {node.func.id}")
+    if isinstance(node, ast.Call):
+        raise ToolInputError(
+            f"unsupported syntax: call of {type(node.func).__name__} "
+            "(only the listed math functions, by name and without keywords)"
+        )
     raise ToolInputError(f"unsupported syntax: {type(node).__name__}")
 
 
@@ -206,24 +360,33 @@ def _eval(node: ast.AST) -> Any:
     ],
 )
 def evaluate_expression(expression: str) -> float | int:
-    """Evaluate an arithmetic expression without executing code."""
+    """Evaluate an arithmetic expression without executing code (bounded: see above)."""
     text = (expression or "").strip().replace("^", "**")
     if not text:
         raise ToolInputError("empty expression")
-    if len(text) > 2000:
-        raise ToolInputError("expression is longer than 2000 characters")
+    if len(text) > _MAX_CHARS:
+        raise ToolInputError(f"expression is longer than {_MAX_CHARS} characters")
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise ToolInputError(f"cannot parse expression: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ToolInputError(f"cannot parse expression: {type(exc).__name__}") from None
+    count, depth = _tree_size(tree)
+    if count > _MAX_NODES:
+        raise ToolInputError(f"expression has more than {_MAX_NODES} parts")
+    if depth > _MAX_DEPTH:
+        raise ToolInputError(f"expression is nested more than {_MAX_DEPTH} levels deep")
     try:
         value = _eval(tree)
+    except ToolInputError:
+        raise
     except ZeroDivisionError:
         raise ToolInputError("division by zero") from None
-    except (OverflowError, ValueError, TypeError) as exc:
-        if isinstance(exc, ToolInputError):
-            raise
+    except (OverflowError, ValueError, TypeError, ArithmeticError) as exc:
         raise ToolInputError(f"cannot evaluate: {exc}") from None
+    except (RecursionError, MemoryError) as exc:
+        raise ToolInputError(f"cannot evaluate: {type(exc).__name__}") from None
     if isinstance(value, float) and not math.isfinite(value):
         raise ToolInputError(f"result is not finite ({value})")
     return value
