@@ -385,15 +385,76 @@ def coverage_cmd(
 @_bad_input_exits_2
 def serve_mcp_cmd(
     transport: str = typer.Option("stdio", "--transport", help="stdio or http."),
-    host: str = typer.Option("127.0.0.1", "--host", help="HTTP host."),
+    host: str = typer.Option("127.0.0.1", "--host", help="HTTP address to listen on."),
     port: int = typer.Option(8765, "--port", help="HTTP port."),
     domain: str | None = typer.Option(None, "--domain", "--category", help="Only one category."),
+    allow_host: list[str] | None = typer.Option(
+        None,
+        "--allow-host",
+        help="HTTP: a Host name accepted besides 127.0.0.1, localhost and [::1] "
+        "(repeatable; glob patterns like *.example.org). Others get 421.",
+    ),
+    allow_origin: list[str] | None = typer.Option(
+        None,
+        "--allow-origin",
+        help="HTTP: a browser Origin accepted besides loopback ones, e.g. "
+        "https://app.example.org (repeatable). Others get 403.",
+    ),
+    token: str | None = typer.Option(
+        None,
+        "--token",
+        envvar="SCIGATE_MCP_TOKEN",
+        show_envvar=True,
+        help="HTTP: require 'Authorization: Bearer TOKEN' (401 otherwise). Prefer the "
+        "environment variable: a command line is visible to other users.",
+    ),
+    max_concurrent: int = typer.Option(
+        4,
+        "--max-concurrent",
+        min=1,
+        help="Tool calls running at once; more wait (up to the tool's time limit) for a slot.",
+    ),
 ) -> None:
-    """Serve the tools over MCP (stdio, or streamable HTTP at http://HOST:PORT/mcp)."""
+    """Serve the tools over MCP (stdio, or streamable HTTP at http://HOST:PORT/mcp).
+
+    HTTP accepts loopback Host/Origin only unless allowed; SIGTERM stops it within 1 s.
+    """
     from scigate.tools._library import list_tools
-    from scigate.tools._mcp import serve
+    from scigate.tools._mcp import check_token, serve
 
     if transport not in ("stdio", "http"):
         raise BadInput(f"unknown transport {transport!r}; expected stdio or http")
+    if transport == "stdio" and (allow_host or allow_origin):
+        raise BadInput("--allow-host and --allow-origin apply to --transport http only")
+    if transport == "http":
+        if token is not None:
+            check_token(token)
+        elif not _is_loopback(host):
+            print(
+                f"scigate: warning: serving on {host} without --token: anyone who can "
+                "reach this address can call the tools",
+                file=sys.stderr,
+            )
     tools = {t.name: t for t in list_tools(domain)}
-    serve(transport, host=host, port=port, tools=tools)  # type: ignore[arg-type]
+    serve(
+        transport,  # type: ignore[arg-type]
+        host=host,
+        port=port,
+        tools=tools,
+        allow_hosts=allow_host or (),
+        allow_origins=allow_origin or (),
+        token=token if transport == "http" else None,
+        max_concurrent=max_concurrent,
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
