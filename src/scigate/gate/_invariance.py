@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field
 from scigate.domains import SemanticCheck
 from scigate.gate._candidate import Candidate, load_candidate
 from scigate.gate._values import parse_number, same_value
-from scigate.gate._verify import candidate_workspace, verify
+from scigate.gate._verify import candidate_workspace, output_lines, over_cap, verify
 
 if TYPE_CHECKING:
     from scigate.sandbox import SandboxResult
@@ -333,8 +333,19 @@ def read_rank_outputs(workspace: Path, ranks: int) -> tuple[list[str], str | Non
 
 
 def _one_line(text: str) -> str | None:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = output_lines(text)
     return lines[0] if len(lines) == 1 else None
+
+
+def _over_cap(check: SemanticCheck, result: SandboxResult) -> str | None:
+    """`more than the output cap (1 MiB)` when a serial run's stdout was cut at the cap."""
+    return over_cap(result) if check.mpi_ranks == 1 else None
+
+
+def _not_one_line(check: SemanticCheck, result: SandboxResult, outputs: list[str]) -> str:
+    """What a serial run printed instead of exactly one line: `3 lines`, `0 lines` or
+    more than the output cap (never the lines of a cut output, a marker among them)."""
+    return _over_cap(check, result) or f"{len(output_lines(outputs[0]))} lines"
 
 
 def judge_check(
@@ -357,7 +368,7 @@ def judge_check(
     ]
     done = [r for r in every if r.startswith("done:")]
     reports = [r for r in every if not r.startswith("done:")]
-    lines = [_one_line(text) for text in outputs]
+    lines = [None] if _over_cap(check, result) else [_one_line(text) for text in outputs]
     printed = lines[0] if len(lines) == 1 else next((v for v in lines if v is not None), None)
     base = {
         "name": check.name,
@@ -391,8 +402,8 @@ def judge_check(
             return verdict("fail", f"{'; '.join(bad)} {where}; serial printed {reference}")
         return verdict("pass", f"every rank printed {printed}; serial printed {reference}")
     if printed is None:
-        n = len([ln for ln in outputs[0].splitlines() if ln.strip()])
-        return verdict("fail", f"printed {n} lines {where}, expected exactly one")
+        shown = _not_one_line(check, result, outputs)
+        return verdict("fail", f"printed {shown} {where}, expected exactly one line")
     if not same_value(printed, reference, like):
         return verdict("fail", f"printed {printed} {where}; {reference} without it")
     undecided = _undecided(check, reports, done)
@@ -444,8 +455,10 @@ def _judge_changed(
             f"cannot decide: crash {where}: {result.reason}" + (f"; {tail}" if tail else ""),
         )
     if printed is None:
-        n = len([ln for ln in outputs[0].splitlines() if ln.strip()])
-        return verdict("error", f"cannot decide: printed {n} lines {where}, expected exactly one")
+        shown = _not_one_line(check, result, outputs)
+        return verdict(
+            "error", f"cannot decide: printed {shown} {where}, expected exactly one line"
+        )
     if parse_number(printed) is None and not _is_plain(printed):  # nan, inf
         return verdict("error", f"cannot decide: printed {printed!r} {where}")
     undecided = _undecided(check, reports, done)

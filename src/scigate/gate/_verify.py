@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -19,6 +20,12 @@ from scigate.gate._candidate import (
 from scigate.gate._values import coarse_matches, match_option, parse_number, values_match
 
 DEFAULT_TIMEOUT = 300.0
+#: Characters of a printed line a reason quotes (the record's `printed` keeps it whole).
+QUOTE_CHARS = 200
+# The line the sandbox's capture puts where it left output out (scigate.sandbox._capture).
+_CAP_MARKER = re.compile(
+    r"\[\.\.\. sandbox: \d+ bytes? of output left out; cap (\d+) bytes \.\.\.\]"
+)
 
 
 class VerifyResult(BaseModel):
@@ -125,7 +132,16 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         if tail and tail not in why:
             why += f"; last stderr lines: {tail}"
         return VerifyResult(passed=False, printed=None, matched_option=None, reason=why, **base)
-    lines = [ln.strip() for ln in result.stdout.splitlines() if ln.strip()]
+    over = over_cap(result)
+    if over is not None:
+        return VerifyResult(
+            passed=False,
+            printed=None,
+            matched_option=None,
+            reason=f"too much output: printed {over} on stdout; expected exactly one line",
+            **base,
+        )
+    lines = output_lines(result.stdout)
     if not lines:
         return VerifyResult(
             passed=False,
@@ -135,7 +151,7 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
             **base,
         )
     if len(lines) > 1:
-        shown = "; ".join(lines[:3]) + ("; ..." if len(lines) > 3 else "")
+        shown = "; ".join(quote(ln) for ln in lines[:3]) + ("; ..." if len(lines) > 3 else "")
         return VerifyResult(
             passed=False,
             printed=None,
@@ -152,7 +168,7 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
             passed=False,
             printed=printed,
             matched_option=None,
-            reason=f"value matches no option: printed {printed}",
+            reason=f"value matches no option: printed {quote(printed)}",
             **base,
         )
     if len(matches) > 1:
@@ -192,6 +208,37 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         f"not the proposed {proposed}",
         **base,
     )
+
+
+def output_lines(stdout: str) -> list[str]:
+    """The non-empty lines a run printed, stripped. Only a line feed ends a line: a
+    carriage return, form feed or Unicode separator inside one does not make it several."""
+    return [ln.strip() for ln in stdout.split("\n") if ln.strip()]
+
+
+def over_cap(result) -> str | None:
+    """`more than the output cap (1 MiB)` when the sandbox cut the run's stdout at its
+    cap (what was kept is a head, a marker line and a tail, not the lines the run
+    printed), else None."""
+    if not getattr(result, "stdout_truncated", False):
+        return None
+    found = _CAP_MARKER.search(result.stdout)
+    return "more than the output cap" + (f" ({_size(int(found.group(1)))})" if found else "")
+
+
+def quote(line: str) -> str:
+    """A printed line as a reason quotes it: at most QUOTE_CHARS characters, and the
+    length of a longer one."""
+    if len(line) <= QUOTE_CHARS:
+        return line
+    return f"{line[:QUOTE_CHARS]}... (a line of {len(line)} characters)"
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
 
 
 def answer_literal(solution: str, option: str) -> str | None:
