@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from scigate._text import md_code, md_text
 from scigate.bench._entities import load_entities
 from scigate.bench._files import read_tasks, write_tasks
 from scigate.bench._report import build_funnel
@@ -145,27 +146,30 @@ def _pct(rate: float | None) -> str:
 
 
 def datasheet(c: dict[str, Any]) -> str:
-    """`datasheet.md` of release conditions `c`."""
+    """`datasheet.md` of release conditions `c`. Values from the bench file and the run
+    database (file name, specs, formats, domains, cells) go through `md_text`/`md_code`,
+    so a `|`, `<script>` or `[x](javascript:...)` in them shows as written."""
     levels = sorted({k.split("/")[0] for k in c["by_level_format"]})
     formats = sorted({k.split("/", 1)[1] for k in c["by_level_format"]})
     lines = [
-        f"# Datasheet: {c['bench_file']}",
+        f"# Datasheet: {md_text(c['bench_file'])}",
         "",
         f"{c['tasks']} tasks with executed gold answers, built by `scigate bench build` "
-        f"(run {c['run_id']}, generator `{c['generator']}`, seed {c['seed']}"
-        + (f", --batch {c['batch']}" if c.get("batch", 1) > 1 else "")
+        f"(run {md_text(c['run_id'])}, generator {md_code(c['generator'])}, "
+        f"seed {md_text(c['seed'])}"
+        + (f", --batch {md_text(c['batch'])}" if c.get("batch", 1) > 1 else "")
         + ").",
         "",
         "## Tasks by level and format",
         "",
-        "| level | " + " | ".join(formats) + " | total |",
+        "| level | " + " | ".join(map(md_text, formats)) + " | total |",
         "| --- | " + " | ".join("---" for _ in formats) + " | --- |",
     ]
     for lv in levels:
         row = [c["by_level_format"].get(f"{lv}/{f}", 0) for f in formats]
-        lines.append(f"| {lv} | " + " | ".join(map(str, row)) + f" | {sum(row)} |")
+        lines.append(f"| {md_text(lv)} | " + " | ".join(map(str, row)) + f" | {sum(row)} |")
     lines += ["", "## Tasks by domain", "", "| domain | tasks |", "| --- | --- |"]
-    lines += [f"| {d} | {n} |" for d, n in c["by_domain"].items()]
+    lines += [f"| {md_text(d)} | {n} |" for d, n in c["by_domain"].items()]
     lines += [
         "",
         "## Entity sets",
@@ -174,11 +178,14 @@ def datasheet(c: dict[str, Any]) -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     lines += [
-        f"| {k} | {e['items']} | {e['tasks']} | {e['license']} | {e['source']} |"
+        f"| {md_text(k)} | {e['items']} | {e['tasks']} | {md_text(e['license'])} "
+        f"| {md_text(e['source'])} |"
         for k, e in c["entity_sets"].items()
     ]
     lines += ["", "## Tool library versions", "", "| library | version |", "| --- | --- |"]
-    lines += [f"| {k} | {v or 'not installed'} |" for k, v in c["versions"].items()]
+    lines += [
+        f"| {md_text(k)} | {md_text(v or 'not installed')} |" for k, v in c["versions"].items()
+    ]
     lines += [
         "",
         "## Screens, judge and solver",
@@ -193,7 +200,7 @@ def datasheet(c: dict[str, Any]) -> str:
     rows = [("screen", s) for s in checks["screens"].values()]
     rows += [(k, checks[k]) for k in ("judge", "solver") if checks[k]]
     lines += [
-        f"| {k} | `{r['spec']}` | {r['reached']} | {r['passed']} | {_pct(r['pass_rate'])} |"
+        f"| {k} | {md_code(r['spec'])} | {r['reached']} | {r['passed']} | {_pct(r['pass_rate'])} |"
         for k, r in rows
     ]
     if not rows:
@@ -203,14 +210,17 @@ def datasheet(c: dict[str, Any]) -> str:
         "",
         "## Funnel",
         "",
-        f"{f['accepted']} accepted of {f['attempts']} attempts (run status {f['status']}).",
+        f"{f['accepted']} accepted of {f['attempts']} attempts "
+        f"(run status {md_text(f['status'])}).",
         "",
         "| cell | attempts | accepted | rejected at |",
         "| --- | --- | --- | --- |",
     ]
     for cell, row in f["cells"].items():
         why = ", ".join(f"{k} {v}" for k, v in row["rejected"].items()) or "-"
-        lines.append(f"| {cell} | {row['attempts']} | {row['accepted']} | {why} |")
+        lines.append(
+            f"| {md_text(cell)} | {row['attempts']} | {row['accepted']} | {md_text(why)} |"
+        )
     lines += ["", "Machine-readable: `conditions.json`.", ""]
     return "\n".join(lines)
 

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from scigate import __version__
+from scigate._text import md_code, md_text
 from scigate.errors import BadInput
 from scigate.gate._audit import (
     audit,
@@ -456,13 +457,16 @@ def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
 def _datasheet(
     store: Any, records: list[dict[str, Any]], seed: int, pool: list[dict[str, Any]]
 ) -> str:
+    """DATASHEET.md. Every value that comes from the run database (specs, run ids,
+    families and other meta.json fields, reasons) goes through `md_text`/`md_code`:
+    a generator's `<script>` or `[x](javascript:...)` shows as written, never acts."""
     a = audit(store)
     runs = store.runs()
     lines = [
         "# ToolGate release datasheet",
         "",
         f"- created: {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')} with scigate {__version__}",
-        f"- source database: `{store.path}`",
+        f"- source database: {md_code(store.path)}",
         f"- items: {len(records)} (accepted, exact duplicates removed)",
         f"- release permutation seed: {seed} (options re-shuffled per item from this seed; "
         "independent of the screening permutations)",
@@ -472,7 +476,7 @@ def _datasheet(
         f"- generated: {a.funnel['generated']}",
         f"- verified: {a.funnel['verified']}",
         *_invariance_lines(a.funnel),
-        *[f"- passed {s}: {n}" for s, n in a.funnel["screens"].items()],
+        *[f"- passed {md_text(s)}: {n}" for s, n in a.funnel["screens"].items()],
         f"- solved by the tool agent: {a.funnel['solved'] if a.funnel['solved'] is not None else 'not run'}",
         f"- unique: {a.funnel['unique']}",
         "",
@@ -485,34 +489,38 @@ def _datasheet(
     ]
     for r in runs:
         cfg = r.get("config") or {}
+        screens = cfg.get("screens") or []
         lines += [
-            f"### run `{r['id']}` ({r['kind']}, {r.get('status')})",
+            f"### run {md_code(r['id'])} ({md_text(r['kind'])}, {md_text(r.get('status'))})",
             "",
-            f"- domain: {cfg.get('domain')}; generator: {cfg.get('generator')}; seed: {cfg.get('seed')}",
-            f"- invariance gate (1b): {_invariance_setting(cfg)}",
-            f"- screens (in order): {', '.join(cfg.get('screens') or []) or 'none'}; "
-            f"{cfg.get('calls')} calls each, graded by value, majority rejects",
-            f"- tool-enabled solver: {cfg.get('solver') or cfg.get('solver_cmd') or 'none'}; "
-            f"time limit {cfg.get('solve_time_limit')} s",
-            f"- verification time limit: {cfg.get('verify_timeout')} s",
-            f"- environment at start: {_environment_line(store, r['id'])}",
+            f"- domain: {md_text(cfg.get('domain'))}; "
+            f"generator: {md_text(cfg.get('generator'))}; seed: {md_text(cfg.get('seed'))}",
+            f"- invariance gate (1b): {md_text(_invariance_setting(cfg))}",
+            f"- screens (in order): {md_text(', '.join(map(str, screens)) or 'none')}; "
+            f"{md_text(cfg.get('calls'))} calls each, graded by value, majority rejects",
+            "- tool-enabled solver: "
+            f"{md_text(cfg.get('solver') or cfg.get('solver_cmd') or 'none')}; "
+            f"time limit {md_text(cfg.get('solve_time_limit'))} s",
+            f"- verification time limit: {md_text(cfg.get('verify_timeout'))} s",
+            f"- environment at start: {md_text(_environment_line(store, r['id']))}",
             "",
         ]
     lines += ["## Screens as recorded", ""]
     lines += [
-        f"- {s.screen}: {s.candidates} candidates, solved {s.solved}, accuracy {s.accuracy}, "
+        f"- {md_text(s.screen)}: {s.candidates} candidates, solved {s.solved}, "
+        f"accuracy {s.accuracy}, "
         f"option order {'shuffled' if s.shuffled else 'FIXED (letter cues possible)'}, "
-        f"accuracy by correct shown position {s.accuracy_by_correct_position}"
+        f"accuracy by correct shown position {md_text(s.accuracy_by_correct_position)}"
         for s in a.screens
     ] or ["- none"]
     lines += [
         "",
         "## Audit",
         "",
-        f"- proposed letters (verified): {a.letter_distribution}",
-        f"- value ranks of the proposed answer: {a.value_rank_distribution}; "
+        f"- proposed letters (verified): {md_text(a.letter_distribution)}",
+        f"- value ranks of the proposed answer: {md_text(a.value_rank_distribution)}; "
         f"middle-value heuristic success {a.middle_heuristic_success}",
-        f"- families: {a.families}",
+        f"- families: {md_text(a.families)}",
         f"- token-Jaccard ≥ 0.7: largest cluster {a.largest_cluster_size} "
         f"({a.largest_cluster_share})",
         "",
@@ -563,7 +571,7 @@ def _rescreen_lines(rescreens: list[dict[str, Any]]) -> list[str]:
         return []
     lines = ["## Post-generation rescreens", ""]
     for r in rescreens:
-        passed = ", ".join(f"passed {s}: {n}" for s, n in r["screens"].items())
+        passed = ", ".join(f"passed {md_text(s)}: {n}" for s, n in r["screens"].items())
         solved = f", solved: {r['solved']}" if r.get("solver") else ""
-        lines.append(f"- run `{r['run_id']}` on {r['input']}: {passed}{solved}")
+        lines.append(f"- run {md_code(r['run_id'])} on {md_text(r['input'])}: {passed}{solved}")
     return [*lines, ""]

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel
 
 from scigate import __version__
@@ -174,11 +174,14 @@ def _slim(detail: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dict) -> str:
-    """Render the template with inline charts and the embedded item data."""
-    env = Environment(
-        loader=PackageLoader("scigate.gate", "templates"),
-        autoescape=select_autoescape(["html", "j2"]),
-    )
+    """Render the template with inline charts and the embedded item data.
+
+    Every value is HTML-escaped (autoescape on for every template, whatever its name):
+    questions, options, families, reasons and specs come from generators, candidates
+    and models. The template's only `|safe` values are the SVG charts (`_charts`
+    escapes each label) and the item data (base64 in JSON, `<` written as `\\u003c`);
+    the page's script escapes whatever it puts into the item browser."""
+    env = Environment(loader=PackageLoader("scigate.gate", "templates"), autoescape=True)
     f = result.funnel
     funnel_rows: list[tuple[str, float]] = [
         ("attempts", f["attempts"]),
