@@ -273,8 +273,13 @@ def test_killing_the_supervisor_leaves_nothing_behind(ws: Path, mark) -> None:
 
 
 def test_killing_the_supervisor_without_isolation_leaves_a_survivor(
-    ws: Path, mark, unisolated: None
+    ws: Path, mark, unisolated: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Without bwrap's PID namespace and without a cgroup (whose close kills every task
+    left in it) a double-forked process outlives the run."""
+    from scigate.sandbox import _limits
+
+    monkeypatch.setattr(_limits, "cgroup_status", lambda: (None, "switched off for a test"))
     token, env = mark
     run_python(SUPERVISOR_KILLER, workspace=ws, env=env, limits=Limits(wall_seconds=30))
     survivors = marked_pids(token)
@@ -283,6 +288,18 @@ def test_killing_the_supervisor_without_isolation_leaves_a_survivor(
     finally:
         for pid in survivors:
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(
+    __import__("scigate.sandbox._cgroup", fromlist=["x"]).cgroup_status()[0] is None,
+    reason="no per-run cgroups on this machine",
+)
+def test_a_run_cgroup_leaves_no_survivor_even_without_isolation(
+    ws: Path, mark, unisolated: None
+) -> None:
+    token, env = mark
+    run_python(SUPERVISOR_KILLER, workspace=ws, env=env, limits=Limits(wall_seconds=30))
+    assert wait_gone(token) == []
 
 
 def test_unisolated_runs_are_refused_unless_allowed(

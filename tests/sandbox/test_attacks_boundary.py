@@ -293,3 +293,117 @@ def test_run_tmpfs_is_size_capped(tmp_path: Path):
     result = run(fill, workspace=ws, limits=Limits(wall_seconds=60))
     size = int(result.stdout.strip().split()[-2])
     assert size <= _isolation.RUN_TMPFS_BYTES >> 20, result.stdout
+
+
+CGROUPS = __import__("scigate.sandbox._cgroup", fromlist=["x"]).cgroup_status()
+needs_cgroups = pytest.mark.skipif(CGROUPS[0] is None, reason=f"no run cgroups: {CGROUPS[1]}")
+MEMORY = Limits(memory_bytes=512 << 20, wall_seconds=60)
+FOUR_PROCESSES = textwrap.dedent(
+    """
+    import os, time
+    kids = []
+    for i in range(4):
+        pid = os.fork()
+        if pid == 0:
+            block = bytearray(200 << 20)
+            for j in range(0, len(block), 4096):
+                block[j] = 1
+            time.sleep(1)
+            os._exit(0)
+        kids.append(pid)
+    print("completed", sum(os.waitpid(k, 0)[1] == 0 for k in kids))
+    """
+)
+MEMFD = textwrap.dedent(
+    """
+    import os
+    fd = os.memfd_create("fill")
+    chunk = b"x" * (1 << 20)
+    for i in range(1024):
+        os.write(fd, chunk)
+    print("held 1 GiB in a memfd")
+    """
+)
+THREADS = textwrap.dedent(
+    """
+    import threading, time
+    started = []
+    for i in range(3000):
+        t = threading.Thread(target=time.sleep, args=(2,), daemon=True)
+        t.start()
+        started.append(t)
+    print("started", len(started))
+    """
+)
+
+
+@needs_cgroups
+@pytest.mark.parametrize("preload", [(), ("json",)], ids=["cold", "warm"])
+def test_memory_is_limited_across_the_runs_processes(tmp_path: Path, preload):
+    """Four processes of 200 MiB each under a 512 MiB limit: RLIMIT_AS (per process)
+    lets all four finish; the run's cgroup does not."""
+    result = run_python(
+        FOUR_PROCESSES, workspace=fresh_workspace(parent=tmp_path), limits=MEMORY, preload=preload
+    )
+    assert "completed 4" not in result.stdout, result.stdout
+    assert "cgroup" in result.isolation
+
+
+@needs_cgroups
+@pytest.mark.parametrize("preload", [(), ("json",)], ids=["cold", "warm"])
+def test_memory_in_a_memfd_counts(tmp_path: Path, preload):
+    result = run_python(
+        MEMFD, workspace=fresh_workspace(parent=tmp_path), limits=MEMORY, preload=preload
+    )
+    assert not result.ok and "held 1 GiB" not in result.stdout
+    assert result.memory_exceeded, result.reason
+
+
+@needs_cgroups
+@pytest.mark.parametrize("preload", [(), ("json",)], ids=["cold", "warm"])
+def test_threads_count_against_the_task_limit(tmp_path: Path, preload):
+    result = run_python(
+        THREADS,
+        workspace=fresh_workspace(parent=tmp_path),
+        limits=Limits(max_processes=256, wall_seconds=60),
+        preload=preload,
+    )
+    assert not result.ok and "started 3000" not in result.stdout
+    assert "256 tasks (processes and threads)" in result.reason, result.reason
+
+
+@needs_cgroups
+def test_cpu_time_is_limited_for_the_whole_run(tmp_path: Path):
+    """Two busy processes under a 1 s CPU limit: RLIMIT_CPU gives each its own second;
+    the run's cgroup stops both when they have used one second together."""
+    code = textwrap.dedent(
+        """
+        import os, sys, time
+        os.fork()
+        mark = 0.0
+        while True:
+            used = time.process_time()
+            if used - mark > 0.05:
+                mark = used
+                os.write(1, f"cpu {used:.2f}\\n".encode())
+        """
+    )
+    result = run_python(
+        code,
+        workspace=fresh_workspace(parent=tmp_path),
+        limits=Limits(cpu_seconds=1, wall_seconds=30),
+    )
+    assert result.reason.startswith("exceeded the CPU time limit"), result.reason
+    most = max(
+        float(line.split()[1]) for line in result.stdout.splitlines() if line.startswith("cpu")
+    )
+    assert most < 0.9, most  # each stopped near half a second, not at its own 1 s
+
+
+def test_results_say_when_there_is_no_cgroup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from scigate.sandbox import _limits
+
+    monkeypatch.setattr(_limits, "cgroup_status", lambda: (None, "switched off for a test"))
+    result = run_python("print(1)", workspace=fresh_workspace(parent=tmp_path))
+    assert result.ok
+    assert "no cgroup (switched off for a test): per-process limits only" in result.isolation

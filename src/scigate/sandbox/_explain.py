@@ -85,6 +85,7 @@ def reason(
     disk_limit: bool = False,
     workspace_bytes: int | None = None,
     entries_limit: int | None = None,
+    tasks_limit: bool = False,
 ) -> str:
     """One sentence saying why the run ended."""
     killed_note = f"; killed {killed} process{'es' if killed != 1 else ''}" if killed else ""
@@ -96,6 +97,8 @@ def reason(
         return f"timed out after {wall_seconds:g} s{killed_note}"
     if lost:
         return f"the sandbox lost the run: {lost}"
+    if tasks_limit:
+        return f"exceeded the limit of {max_processes} tasks (processes and threads){killed_note}"
     if proc_limit:
         return f"exceeded the limit of {max_processes} processes{killed_note}"
     if disk_limit and entries_limit:

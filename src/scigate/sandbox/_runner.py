@@ -23,6 +23,7 @@ from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
 from scigate.sandbox._jitcache import JIT_SUBDIR, TRUSTED_ENV, link_trusted, trusted_dir
+from scigate.sandbox._limits import RunLimits
 from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._workspace import open_workspace, real_dirs
 
@@ -279,11 +280,13 @@ def execute(
     argv = _argv(command)
     ws, limits, child_env, prefix, ws_fd = prepare(workspace, limits, env, cache_dir)
     isolated = prefix is not None
+    group = RunLimits.open(limits)
     config = {
         "command": [inside_path(a, ws) for a in argv] if isolated else argv,
         "cwd": WORKSPACE if isolated else str(ws),
         "limits": limits.model_dump(),
         "caller_pid": 0 if isolated else os.getpid(),  # not visible in the PID namespace
+        **group.config(),
     }
     config_fd = _config_fd(config)  # marshal: same interpreter on both sides, no json
     result_r, result_w = os.pipe()
@@ -304,11 +307,12 @@ def execute(
             stderr=subprocess.PIPE,
             cwd=ws,
             env=child_env,
-            pass_fds=(result_w, config_fd) + ((ws_fd,) if ws_fd is not None else ()),
+            pass_fds=(result_w, config_fd, *group.fds()) + ((ws_fd,) if ws_fd is not None else ()),
             start_new_session=True,
         )
     except OSError:
         os.close(result_r)
+        group.close()
         raise
     finally:
         os.close(result_w)
@@ -341,9 +345,11 @@ def execute(
     finally:
         for stream in (proc.stdout, proc.stderr):
             stream.close()
+        group.close()  # kills what is left of the run, then measures it
     if not raw and cancel is not None and cancel.is_set():
         raw = {"cancelled": True}  # bwrap ended with its namespace before the report
-    return build_result(argv, raw, out, err, limits, time.monotonic() - started, backstop, prefix)
+    elapsed = time.monotonic() - started
+    return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix, group)
 
 
 def build_result(
@@ -355,7 +361,10 @@ def build_result(
     elapsed: float,
     backstop: bool,
     prefix: list[str] | None,
+    group: RunLimits | None = None,
 ) -> SandboxResult:
+    """The `SandboxResult` of a run from the supervisor's raw report, the captured
+    streams and, when the run had one, its cgroup's measurements."""
     status = raw.get("status")
     exit_code = sig = None
     if status is not None:
@@ -372,13 +381,15 @@ def build_result(
     stderr = redact(err.text())
     timed_out = bool(raw.get("timed_out")) or backstop
     ok = exit_code == 0 and not timed_out
-    peak = raw.get("peak_rss")
+    measured = group.report() if group is not None else {}
+    peak = measured.get("peak_memory_bytes") or raw.get("peak_rss")
     memory_hit = _explain.memory_exceeded(
         ok=ok, limit=limits.memory_bytes, stderr=stderr, sig=sig, peak=peak
-    )
-    cpu_hit = _explain.cpu_exceeded(
+    ) or (not ok and bool(measured.get("oom_kills") or measured.get("memory_limit_hit")))
+    cpu_hit = bool(raw.get("cpu_limit")) or _explain.cpu_exceeded(
         sig=sig, limit=limits.cpu_seconds, cpu_seconds=raw.get("cpu_seconds")
     )
+    tasks_hit = not ok and bool(measured.get("tasks_limit_hit"))
     tail = [line.strip() for line in stderr.splitlines() if line.strip()][-3:]
     reason = _explain.reason(
         spawn_error=spawn_error,
@@ -388,6 +399,7 @@ def build_result(
         wall_seconds=limits.wall_seconds,
         killed=int(raw.get("killed", 0)),
         proc_limit=bool(raw.get("proc_limit")),
+        tasks_limit=tasks_hit and not raw.get("proc_limit"),
         max_processes=limits.max_processes,
         memory_hit=memory_hit,
         memory_limit=limits.memory_bytes,
@@ -418,7 +430,9 @@ def build_result(
         memory_exceeded=memory_hit,
         network_isolated=prefix is not None and not limits.network,
         reason=reason,
-        isolation=isolation_note(prefix, limits.network, limits.unisolated),
+        isolation=isolation_note(prefix, limits.network, limits.unisolated)
+        + "; "
+        + (group.note if group is not None else RunLimits.unavailable_note()),
         workspace_exceeded=bool(raw.get("disk_limit")) or sig == signal.SIGXFSZ,
     )
 

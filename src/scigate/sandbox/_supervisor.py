@@ -135,6 +135,29 @@ def enter_limits(cfg: dict) -> None:
         n = max(1, int(-(-float(limits["cpu_seconds"]) // 1)))
         resource.setrlimit(resource.RLIMIT_CPU, (n, n + 2))
     os.chdir(cfg["cwd"])
+    join_cgroup(cfg)
+
+
+def join_cgroup(cfg: dict) -> None:
+    """Move this process (and so every later thread and child) into the run's cgroup:
+    write b"0" to each `cgroup.procs` descriptor the host opened (`_cgroup.join`)."""
+    fds = cfg.get("cgroup_fds") or ()
+    for fd in fds:
+        os.write(fd, b"0")
+    for fd in fds:
+        os.close(fd)
+    if cfg.get("usage_fd") is not None:  # the supervisor's to read, not the run's
+        os.close(cfg["usage_fd"])
+
+
+def cgroup_cpu_seconds(fd: int) -> float:
+    """CPU seconds of the whole run from the cgroup's counter (`_cgroup.usage_seconds`):
+    v2 `cpu.stat` (usage_usec), v1 `cpuacct.usage` (ns)."""
+    data = os.pread(fd, 4096, 0)
+    at = data.find(b"usage_usec ")
+    if at >= 0:
+        return int(data[at + 11 :].split(None, 1)[0]) / 1e6
+    return int(data) / 1e9
 
 
 def report_start_failure(error_w: int, exc: BaseException) -> None:
@@ -262,6 +285,9 @@ class Supervisor:
         child_fd = os.pidfd_open(self.child)
         wall = float(limits.get("wall_seconds") or 0) or None
         max_procs = limits.get("max_processes")
+        usage_fd = cfg.get("usage_fd")
+        cpu_limit = float(limits.get("cpu_seconds") or 0)
+        cpu_hit = False
         disk_limit = int(limits.get("workspace_bytes") or 0)
         timed_out = proc_limit = terminated = caller_gone = disk_hit = entries_hit = False
         poll = FIRST_POLL
@@ -285,6 +311,9 @@ class Supervisor:
                 ):
                     caller_gone = True
                     break
+                if usage_fd is not None and cpu_limit and cgroup_cpu_seconds(usage_fd) > cpu_limit:
+                    cpu_hit = True  # the whole run's CPU time, every process and thread
+                    break
                 if max_procs and len(_live(descendants(self.me))) > int(max_procs):
                     proc_limit = True
                     break
@@ -302,7 +331,7 @@ class Supervisor:
             if caller_fd is not None:
                 os.close(caller_fd)
         seconds = time.monotonic() - start
-        if not (timed_out or proc_limit or terminated or caller_gone or disk_hit):
+        if not (timed_out or proc_limit or terminated or caller_gone or disk_hit or cpu_hit):
             self.reap(block_for_child=True)
         self.kill_all()
         self.reap(block_for_child=True)
@@ -322,6 +351,7 @@ class Supervisor:
             "seconds": seconds,
             "peak_rss": self.peak_rss * 1024,
             "cpu_seconds": self.cpu_seconds,
+            "cpu_limit": cpu_hit,
             "subreaper": subreaper,
         }
 

@@ -38,6 +38,7 @@ from scigate.errors import BadInput
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix
+from scigate.sandbox._limits import RunLimits
 from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._runner import (
     TERM_SECONDS,
@@ -198,11 +199,13 @@ class WarmServer:
         limits: Limits,
         started: float,
         cancel: threading.Event | None,
+        fds: Sequence[int] = (),
     ) -> tuple[dict, BoundedCapture | None, BoundedCapture | None, bool]:
-        """Serve one request: (raw result, stdout capture, stderr capture, backstop)."""
+        """Serve one request: (raw result, stdout capture, stderr capture, backstop).
+        `fds` (the run's cgroup descriptors) travel with the request."""
         self.runs += 1
         try:
-            self.sock.send(marshal.dumps(request))
+            socket.send_fds(self.sock, [marshal.dumps(request)], list(fds))
         except OSError as exc:
             if exc.errno == errno.EMSGSIZE:  # e.g. a huge env=: this run goes cold
                 raise WarmUnavailable(f"request too large for one message: {exc}") from exc
@@ -464,7 +467,11 @@ def execute_warm(
             pool.release(server, healthy=True)
             return cold()
     run_ws = server.slot if isolated else ws
+    group = RunLimits.open(limits)
+    config = group.config()
     request = {
+        "cgroup_fds": len(config.get("cgroup_fds", ())),
+        "usage_fd": config.get("usage_fd") is not None,
         "argv": [inside_path(a, ws) for a in argv] if isolated else argv,
         "script": inside_path(str(Path(ws, script)), ws) if isolated else str(Path(ws, script)),
         "cwd": WORKSPACE if isolated else str(ws),
@@ -474,8 +481,9 @@ def execute_warm(
     }
     started = time.monotonic()
     try:
-        raw, out, err, backstop = server.run(request, limits, started, cancel)
+        raw, out, err, backstop = server.run(request, limits, started, cancel, group.fds())
     except WarmUnavailable:
+        group.close()
         _move_back(run_ws, ws)
         pool.release(server, healthy=True)
         return cold()
@@ -483,9 +491,11 @@ def execute_warm(
         raw, out, err, backstop = {"lost": f"warm server {server.pid}: {exc}"}, None, None, False
     except BaseException:  # e.g. KeyboardInterrupt: closing the socket ends the run
         server.kill()
+        group.close()
         _move_back(run_ws, ws)
         pool.release(server, healthy=False)
         raise
+    group.close()  # kills what may be left of the run, then measures it
     # the run's files back to the caller before another run may take the server
     emptied = _move_back(run_ws, ws)
     healthy = not backstop and "lost" not in raw and "retire" not in raw and emptied
@@ -493,7 +503,7 @@ def execute_warm(
     if out is None or err is None:  # nothing was started
         out, err = BoundedCapture(limits.output_bytes), BoundedCapture(limits.output_bytes)
     elapsed = time.monotonic() - started
-    return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix)
+    return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix, group)
 
 
 def move_entries(src: Path, dest: Path) -> None:

@@ -220,13 +220,25 @@ class Server:
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
             if self.caller_fd is not None and self.caller_fd in ready:
                 return
-            data = self.sock.recv(MAX_MESSAGE)
+            data, fds, _, _ = socket.recv_fds(self.sock, MAX_MESSAGE, 8)
             if not data:
                 return
             if data == CANCEL:  # arrived after its run ended
+                for fd in fds:
+                    os.close(fd)
                 continue
-            if not self.run(marshal.loads(data)):
-                return
+            request = marshal.loads(data)
+            # the run's cgroup descriptors came along: join fds, then the CPU counter
+            joins = int(request.get("cgroup_fds") or 0)
+            request["cgroup_fds"] = fds[:joins]
+            request["usage_fd"] = fds[joins] if request.get("usage_fd") else None
+            try:
+                if not self.run(request):
+                    return
+            finally:
+                for fd in fds:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
 
     def run(self, request: dict) -> bool:
         """One run, start to last reaped descendant; False when the server must stop."""
