@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import os
 
+from scigate.sandbox._cgroup import cgroup_status
 from scigate.sandbox._delegate import warm_delegation
 from scigate.sandbox._isolation import (
     POLL_NOTE,
+    RUN_TMPFS_BYTES,
     bwrap_status,
     subreaper_supported,
     unisolated_allowed,
 )
 from scigate.sandbox._models import Limits
+from scigate.sandbox._runner import MAX_ENTRIES
 from scigate.sandbox._warm import warm_status
 
 
@@ -63,6 +66,7 @@ def protections() -> dict[str, str]:
             if subreaper_supported()
             else "unavailable: prctl(PR_SET_CHILD_SUBREAPER) not supported"
         ),
+        "run cgroup": _cgroup_note(defaults),
         "descendant kill": "active (process group + /proc walk of the supervisor's descendants)",
         "wall clock": f"active (default {defaults.wall_seconds:g} s)",
         "rlimit_as": f"active (default {defaults.memory_bytes / (1 << 30):.1f} GiB)",
@@ -71,7 +75,8 @@ def protections() -> dict[str, str]:
         "output cap": f"active ({defaults.output_bytes} bytes per stream)",
         "workspace size": (
             f"active (default {defaults.workspace_bytes >> 20} MiB: RLIMIT_FSIZE per file, "
-            f"usage checked every poll; private /tmp {defaults.tmp_bytes >> 20} MiB)"
+            f"usage checked every poll; at most {MAX_ENTRIES:,} files and directories; private /tmp "
+            f"and /dev/shm {defaults.tmp_bytes >> 20} MiB each, /run {RUN_TMPFS_BYTES >> 20} MiB)"
         ),
         "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
         "secret redaction": (
@@ -94,6 +99,20 @@ def protections() -> dict[str, str]:
         "network (bwrap)": f"active ({bwrap_note})" if prefix else f"unavailable: {bwrap_note}",
         "warm pool": warm_pool_note(),
     }
+
+
+def _cgroup_note(defaults: Limits) -> str:
+    version, note = cgroup_status()
+    if version is None:
+        return (
+            f"unavailable: {note}; runs keep the per-process limits (address space, the "
+            "supervisor's process count, RLIMIT_CPU), and every result says so"
+        )
+    return (
+        f"active ({note}; per run: memory {defaults.memory_bytes / (1 << 30):.1f} GiB over "
+        f"RSS, tmpfs and memfd together, {defaults.max_processes} tasks with threads "
+        "counted, CPU of every process)"
+    )
 
 
 def warm_pool_note() -> str:
