@@ -114,8 +114,12 @@ def test_resume_on_another_executor_records_both_and_the_report_shows_each(tmp_p
     run_id, store = _run(tmp_path / "r.db", cfg, None)
     store.close()
     resumed = _config(rounds=2, invariance=False)
-    run_id2, store = _run(
-        tmp_path / "r.db", resumed, ExecutorWorkers(LocalExecutor(3)), resume=True
+    run_id2, store = _run(  # the recorded --solver-cmd is this test's own: trusted
+        tmp_path / "r.db",
+        resumed,
+        ExecutorWorkers(LocalExecutor(3)),
+        resume=True,
+        trust_stored_specs=True,
     )
     try:
         assert run_id2 == run_id

@@ -84,8 +84,9 @@ def test_loop_records_every_outcome_and_feeds_failures_back(tmp_path: Path) -> N
     assert {"generator", "screen", "solver"} <= roles
     store.close()
 
-    # resume extends the same run; finished rounds are not redone
-    p = _run(db, "--resume", "--rounds", "4", "--json")
+    # resume extends the same run; finished rounds are not redone (its python/ specs are
+    # this test's own: trusted, see test_resume_trust)
+    p = _run(db, "--resume", "--trust-stored-specs", "--rounds", "4", "--json")
     store = Store(db)
     assert sorted(a["round"] for a in store.attempts()) == [0, 1, 2, 3]
     assert len(store.runs()) == 1
@@ -124,7 +125,7 @@ def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    _run(db, "--resume", "--json")
+    _run(db, "--resume", "--trust-stored-specs", "--json")
     store = Store(db)
     rounds = sorted(a["round"] for a in store.attempts())
     assert rounds == [0, 1, 2, 3, 4]
@@ -205,7 +206,7 @@ def test_interrupted_run_is_marked_and_resumes(tmp_path: Path, sig: int, sigint)
     assert "interrupted" in err and "Traceback" not in err
     with Store(db) as s:
         assert s.runs()[0]["status"] == "interrupted"
-    _run(db, "--resume", "--json")
+    _run(db, "--resume", "--trust-stored-specs", "--json")
     with Store(db) as s:
         assert sorted(a["round"] for a in s.attempts()) == [0, 1, 2, 3]
         assert s.runs()[0]["status"] == "finished"

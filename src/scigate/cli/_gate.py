@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from scigate.cli._console import inert_markup, untrusted
+from scigate.cli._console import inert_markup, one_line, untrusted
 from scigate.cli._executor import (
     ExecutorOption,
     RayAddressOption,
@@ -264,12 +264,20 @@ def run_cmd(
     all_verified: bool = typer.Option(
         False, "--all", help="With --rescreen: start from every verified candidate."
     ),
+    trust_stored_specs: bool = typer.Option(
+        False,
+        "--trust-stored-specs",
+        help="With --resume: use the run's recorded specs even where they name a base_url, "
+        "an api_key_env, a python/ file or a --solver-cmd (a database can send your keys "
+        "elsewhere); otherwise give those options again.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the final funnel as JSON."),
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
 ) -> None:
     """Rounds of generate, verify, screens, solve; every outcome goes to the run database."""
     import os
+    import sys
 
     from scigate.cli._progress import funnel_progress
     from scigate.gate import ExecutorWorkers, executors_text
@@ -285,6 +293,21 @@ def run_cmd(
         raise BadInput("--rescreen needs at least one --screen or a solver")
     if all_verified and not rescreen:
         raise BadInput("--all applies to --rescreen only")
+    if trust_stored_specs and not resume:
+        raise BadInput("--trust-stored-specs applies to --resume only")
+
+    def show_recorded(run_id: str, specs: dict) -> None:
+        """Say which recorded specs the resumed run uses: one plain line on stderr, its
+        control characters escaped (the database wrote them)."""
+        used = ", ".join(
+            f"{option} {spec}"
+            for option, value in specs.items()
+            for spec in (value if isinstance(value, list) else [value])
+            if spec
+        )
+        line = f"resuming run {run_id} with its recorded {used or 'templates, no model'}"
+        print(one_line(line), file=sys.stderr)
+
     check_executor(executor, ray_address)
     cfg = LoopConfig(
         domain=domain,
@@ -331,6 +354,8 @@ def run_cmd(
                         all_verified=all_verified,
                         progress=on_progress,
                         workers=workers,
+                        trust_stored_specs=trust_stored_specs,
+                        on_resume=show_recorded,
                     )
                 )
             else:
@@ -342,6 +367,8 @@ def run_cmd(
                         rounds_given=rounds is not None,
                         progress=on_progress,
                         workers=workers,
+                        trust_stored_specs=trust_stored_specs,
+                        on_resume=show_recorded,
                     )
                 )
         executors = [e["data"] for e in store.events(run_id, kind="executor")]

@@ -195,6 +195,67 @@ def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Gen
     )
 
 
+TRUST_FLAG = "--trust-stored-specs"
+
+
+def _spec_risks(spec: str) -> list[str]:
+    """What in a model spec can send the user's credentials elsewhere or run code of the
+    spec's choosing: an explicit `base_url`, an `api_key_env`, a `python/` model file."""
+    from urllib.parse import unquote
+
+    head, _, query = spec.strip().partition("?")
+    risks = ["a python/ model file"] if head.partition("/")[0].strip().lower() == "python" else []
+    keys = {unquote(part.partition("=")[0]).strip() for part in query.split("&")}
+    risks += [key for key in ("base_url", "api_key_env") if key in keys]
+    return risks
+
+
+def recorded_specs(config: dict[str, Any]) -> dict[str, Any]:
+    """The model specs and the solver command a run recorded, by option."""
+    generator = config.get("generator")
+    return {
+        "--generator": generator if generator not in (None, "templates", "rescreen") else None,
+        "--screen": list(config.get("screens") or []),
+        "--solver": config.get("solver"),
+        "--solver-cmd": config.get("solver_cmd"),
+    }
+
+
+def untrusted_stored_specs(stored: dict[str, Any], given: LoopConfig) -> list[str]:
+    """One phrase per spec a run recorded that may send the user's keys to an endpoint
+    the database names or run code it names (`_spec_risks`; a `--solver-cmd` runs with
+    the user's keys and a network), and that the command line does not give for the
+    same option: a database is not trusted with credentials (issue 19)."""
+    given_specs = recorded_specs(given.model_dump())
+    found = []
+    for option, specs in recorded_specs(stored).items():
+        ours = given_specs[option]
+        for spec in specs if isinstance(specs, list) else [specs]:
+            if not spec or spec == ours or (isinstance(ours, list) and spec in ours):
+                continue
+            if option == "--solver-cmd":
+                risks = ["a command run with your keys and a network"]
+            elif option == "--screen" and str(spec).startswith("cue/"):
+                risks = []
+            else:
+                risks = _spec_risks(str(spec))
+            if risks:
+                found.append(f"{option} {str(spec)!r} ({', '.join(risks)})")
+    return found
+
+
+def _refuse_untrusted(what: str, found: list[str]) -> None:
+    if found:
+        raise BadInput(
+            f"{what} recorded {'; '.join(found)}: a run database can name where your keys go "
+            f"and what code runs, so give the same option on the command line, or pass "
+            f"{TRUST_FLAG} if you trust this database"
+        )
+
+
+ResumeCallback = Callable[[str, dict[str, Any]], None]
+
+
 async def run_loop(
     cfg: LoopConfig,
     store: Any,
@@ -204,6 +265,8 @@ async def run_loop(
     rounds_given: bool = True,
     progress: ProgressCallback | None = None,
     workers: GateWorkers | None = None,
+    trust_stored_specs: bool = False,
+    on_resume: ResumeCallback | None = None,
 ) -> tuple[str, Funnel]:
     """Run (or resume) a generation run; returns its id and funnel.
 
@@ -212,7 +275,11 @@ async def run_loop(
     `executor` event saying which executor and how many workers ran it.
 
     On resume the stored configuration is used; `cfg.rounds` extends or shortens it only
-    when `rounds_given` (the user asked for a number of rounds).
+    when `rounds_given` (the user asked for a number of rounds). A stored spec with a
+    `base_url`, an `api_key_env`, a `python/` file, or a stored `--solver-cmd`, is refused
+    (BadInput, before any file is loaded or anything written) unless `cfg` gives the same
+    one or `trust_stored_specs`; `on_resume(run_id, recorded_specs)` is then told what
+    the run will use.
     """
     cfg.validate()
     if resume:
@@ -229,9 +296,15 @@ async def run_loop(
                 f"({', '.join(str(getattr(stored, k)) for k in changed)}); leave them out, "
                 "or use --rescreen to apply other screens or a solver"
             )
+        if not trust_stored_specs:  # before validate(), which loads python/ files
+            _refuse_untrusted(
+                f"--resume: run {run_id}", untrusted_stored_specs(stored.model_dump(), cfg)
+            )
         if rounds_given:
             stored.rounds = cfg.rounds
         stored.validate()  # the stored specs need their keys now too, before any write
+        if on_resume is not None:
+            on_resume(run_id, recorded_specs(stored.model_dump()))
         cfg = stored
         store.set_run_status(run_id, "running")
         store.add_event(run_id, "resumed", {"rounds": cfg.rounds})
@@ -568,11 +641,15 @@ async def rescreen(
     all_verified: bool = False,
     progress: ProgressCallback | None = None,
     workers: GateWorkers | None = None,
+    trust_stored_specs: bool = False,
+    on_resume: ResumeCallback | None = None,
 ) -> tuple[str, Funnel]:
     """Apply screens (then the tool gate) to the verified candidates that no earlier
     screen solved, or with `all_verified` to every verified candidate in the database.
 
-    The screens (model calls only) run in this process; the solver on `workers`."""
+    The screens (model calls only) run in this process; the solver on `workers`. A resumed
+    rescreen uses the screens and solver given (they must equal the recorded ones);
+    `on_resume(run_id, recorded_specs)` is told them."""
     cfg = LoopConfig(
         domain=domain,
         generator="rescreen",
@@ -600,6 +677,12 @@ async def rescreen(
                 f"{' with --all' if stored.get('all_verified') else ''}; give the same "
                 "ones, or leave out --resume to start a new rescreen"
             )
+        if not trust_stored_specs:  # the same as given, so this holds; kept as a guard
+            _refuse_untrusted(
+                f"--resume: rescreen run {run['id']}", untrusted_stored_specs(stored, cfg)
+            )
+        if on_resume is not None:
+            on_resume(run["id"], recorded_specs(stored))
     # The input set is fixed by the results before this rescreen (its own are left out,
     # so a resumed rescreen sees the same candidates in the same order).
     verified = _verified_candidates(
