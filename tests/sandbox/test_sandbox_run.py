@@ -288,7 +288,7 @@ def test_protections_report() -> None:
     report = protections()
     for name in ("process group", "subreaper", "rlimit_as", "rlimit_cpu", "process count"):
         assert report[name].startswith("active")
-    assert report["output cap"].startswith("active") and report["env scrub"].startswith("active")
+    assert report["output cap"].startswith("active") and report["environment"].startswith("active")
     assert report["network (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
     assert report["isolation (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
     assert report["workspace size"].startswith("active (default 1024 MiB")

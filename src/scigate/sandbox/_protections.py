@@ -78,10 +78,14 @@ def protections() -> dict[str, str]:
             f"usage checked every poll; at most {MAX_ENTRIES:,} files and directories; private /tmp "
             f"and /dev/shm {defaults.tmp_bytes >> 20} MiB each, /run {RUN_TMPFS_BYTES >> 20} MiB)"
         ),
-        "env scrub": "active (keys, tokens, passwords, cloud credentials removed)",
+        "environment": (
+            "active (built from an allow-list: locale, thread settings, the paths the "
+            "software needs; the caller's other variables never reach a run)"
+        ),
         "secret redaction": (
-            "active (caller's credential values removed from captured output, the run "
-            "database, evaluation files and printed output)"
+            "active (the values of the caller's credential variables, by name or by known "
+            "key format, and their base64, hex and URL-encoded forms, removed from captured "
+            "output, the run database, evaluation files and printed output)"
         ),
         "jit cache": (
             "active (shared FFCx cache read-only in runs, filled only by trusted processes; "

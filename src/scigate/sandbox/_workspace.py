@@ -53,7 +53,9 @@ def fresh_workspace(
     """A new temporary directory, optionally a copy of `source` without `exclude` names.
 
     Excluded names are matched against every file and directory name at any depth
-    (glob patterns allowed, e.g. {"answer.txt", "*.pyc"}). The caller removes the
+    (glob patterns allowed, e.g. {"answer.txt", "*.pyc"}). The copy follows no link and
+    copies regular files and directories only (`_hostfs.copy_tree`): a symlink, FIFO
+    or device in `source` is refused with `UnsafeWorkspaceFile`. The caller removes the
     directory when done.
     """
     if parent is not None and not Path(parent).is_dir():
@@ -66,8 +68,13 @@ def fresh_workspace(
         sweep_stale()
     root = Path(tempfile.mkdtemp(prefix=f"scigate-ws-{os.getpid()}-", dir=parent))
     if source is not None:
-        ignore = shutil.ignore_patterns(*exclude)
-        shutil.copytree(source, root, ignore=ignore, dirs_exist_ok=True, symlinks=True)
+        from scigate.sandbox._hostfs import copy_tree
+
+        try:
+            copy_tree(Path(source), root, exclude=tuple(exclude), what="workspace source")
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
     return root
 
 
