@@ -44,7 +44,15 @@ from scigate.agents._executor import execute_chain, run_step, summarize
 from scigate.agents._gate import LinUCBGate
 from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill, cosine
 from scigate.agents._records import GateDecision, Task, ToolStep, Trajectory, Usage
-from scigate.agents._scoring import answer_match, lcs_length, parse_judge_reply, tool_scores
+from scigate.agents._scoring import (
+    Verdict,
+    answer_kind,
+    answer_match,
+    lcs_length,
+    parse_judge_reply,
+    score_answer,
+    tool_scores,
+)
 from scigate.agents._toolspace import ToolSpace, complete_missing, library_tools
 
 __all__ = [
@@ -70,8 +78,10 @@ __all__ = [
     "ToolStep",
     "Trajectory",
     "Usage",
+    "Verdict",
     "accumulation_checkpoints",
     "alias_table",
+    "answer_kind",
     "answer_match",
     "check_method",
     "checkpoint_stats",
@@ -96,6 +106,7 @@ __all__ = [
     "run_reflexion",
     "run_scitoolagent",
     "run_step",
+    "score_answer",
     "score_task",
     "summarize",
     "summarize_rows",

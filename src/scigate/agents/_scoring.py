@@ -5,9 +5,38 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from scigate.agents._parse import final_answer
 from scigate.agents._records import Task
+
+Outcome = Literal["correct", "wrong", "unjudged"]
+Kind = Literal[
+    "number", "chemical", "formula", "sequence", "categorical", "multi", "truth", "choice", "text"
+]
+
+
+class Verdict(BaseModel):
+    """The rules' decision on one reply: correct, wrong or unjudged, the answer kind the
+    task asked for, and the reason in plain words."""
+
+    model_config = ConfigDict(frozen=True)
+
+    outcome: Outcome
+    kind: Kind
+    reason: str
+
+    @property
+    def correct(self) -> bool:
+        """True only for a correct reply (unjudged is not correct)."""
+        return self.outcome == "correct"
+
+    def as_bool(self) -> bool | None:
+        """True/False/None for correct/wrong/unjudged (the old `answer_match` result)."""
+        return {"correct": True, "wrong": False}.get(self.outcome)
+
 
 # Numbers compare within a relative 1e-2 (46.07 vs 46.069); references written as integers
 # (counts, ring numbers) must match exactly.
@@ -161,9 +190,38 @@ def _items(text: str) -> list[str]:
     return [i.strip().strip(".") for i in re.split(r"[;,\n]|\band\b", text) if _norm(i)]
 
 
+def answer_kind(reference: str, task: Task) -> Kind:
+    """The kind of answer the task asks for (provisional: refined below)."""
+    fmt = (task.format or "").strip().lower()
+    if task.options or fmt == "multiple choice":
+        return "choice"
+    if fmt == "true/false" or _norm(reference) in _TRUE | _FALSE:
+        return "truth"
+    if _formula(reference) is not None and re.search(r"\d", reference):
+        return "formula"
+    if _is_numeric_answer(reference):
+        return "number"
+    if len(_items(reference)) > 1:
+        return "multi"
+    return "text"
+
+
+def score_answer(reply: str | None, reference: str | None, task: Task) -> Verdict:
+    """Score `reply` against `reference` for `task` (provisional body: today's rules)."""
+    ref = reference if reference is not None else task.answer
+    kind = answer_kind(str(ref), task) if ref is not None else "text"
+    decided = _legacy_match(reply, task.model_copy(update={"answer": ref}))
+    outcome: Outcome = {True: "correct", False: "wrong", None: "unjudged"}[decided]
+    return Verdict(outcome=outcome, kind=kind, reason=f"{kind} rules: {outcome}")
+
+
 def answer_match(predicted: str | None, task: Task) -> bool | None:
     """True/False when the rules decide the answer, None when they cannot (judge or
     `unjudged`). The answer is the agent's last "Answer:" line, else its whole reply."""
+    return score_answer(predicted, task.answer, task).as_bool()
+
+
+def _legacy_match(predicted: str | None, task: Task) -> bool | None:
     if task.answer is None:
         return None
     pred = final_answer(str(predicted)) if predicted is not None else None
