@@ -407,3 +407,31 @@ def test_results_say_when_there_is_no_cgroup(tmp_path: Path, monkeypatch: pytest
     result = run_python("print(1)", workspace=fresh_workspace(parent=tmp_path))
     assert result.ok
     assert "no cgroup (switched off for a test): per-process limits only" in result.isolation
+
+
+WRITE_EVERYWHERE = textwrap.dedent(
+    """
+    import os
+    writable = []
+    for d in ("/sandbox", "/", "/etc", "/usr", "/var", "/opt", "/home", "/root", "/srv", "/mnt"):
+        try:
+            with open(os.path.join(d, "probe-19"), "w") as f:
+                f.write("x")
+            writable.append(d)
+        except OSError:
+            pass
+    print("WRITABLE:" + ",".join(writable))
+    """
+)
+
+
+@pytest.mark.parametrize("preload", [(), ("json",)], ids=["cold", "warm"])
+def test_a_run_writes_nowhere_but_its_workspace_and_capped_tmpfs(tmp_path: Path, preload):
+    """The warm server's area was bound read-write at /sandbox: 2.6 GiB went to the host's
+    disk there, outside the workspace limit. Now only the workspace (checked) and the
+    size-capped tmpfs are writable."""
+    result = run_python(
+        WRITE_EVERYWHERE, workspace=fresh_workspace(parent=tmp_path), preload=preload
+    )
+    assert result.ok, result.reason
+    assert "WRITABLE:\n" in result.stdout or result.stdout.strip() == "WRITABLE:", result.stdout
