@@ -66,10 +66,13 @@ async def test_serve_over_stdio_in_a_subprocess(tmp_path) -> None:  # type: igno
 async def test_serve_over_streamable_http_on_loopback() -> None:
     """`scigate tools serve-mcp --transport http` answers an MCP client on 127.0.0.1."""
     import asyncio
+    import os
     import socket
     import subprocess
     import sys
 
+    # without --token here: a SCIGATE_MCP_TOKEN in the developer's shell would make it 401
+    env = {k: v for k, v in os.environ.items() if k != "SCIGATE_MCP_TOKEN"}
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -89,6 +92,7 @@ async def test_serve_over_streamable_http_on_loopback() -> None:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env=env,
     )
     try:
         for _ in range(150):  # the server needs a few seconds to load the library

@@ -597,14 +597,21 @@ def _ran_on(ex: dict[str, Any]) -> str:
 
 def render_markdown(result: EvalResult) -> str:
     """The report as Markdown: accuracy (overall, per level) with the error and unjudged
-    counts beside it, and the cost table."""
+    counts beside it, and the cost table.
+
+    Level names, the method and the executor's description come from a bench file, a
+    resumed rows.jsonl or a config: each goes in through `md_text`, so HTML, links, table
+    pipes and line breaks in them render as written and cannot break the tables.
+    """
+    from scigate._text import md_text
+
     s, c = result.summary, result.config
     lines = [
-        f"# Agent evaluation: {c['method']}",
+        f"# Agent evaluation: {md_text(c['method'])}",
         "",
         f"{c['tasks']} tasks × {c['runs']} run(s), known ratio {c['known_ratio']}, split seed {c['split_seed']}"
         + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else "")
-        + (_ran_on(c["executor"]) if c.get("executor") else ""),
+        + (md_text(_ran_on(c["executor"])) if c.get("executor") else ""),
         "",
         "Answer counts unjudged answers and errors as not correct; Answer (decided) is the "
         "accuracy over the answers the rules or the judge decided.",
@@ -615,9 +622,9 @@ def render_markdown(result: EvalResult) -> str:
     ]
     for name, block in [*s["levels"].items(), ("overall", s["overall"])]:
         lines.append(
-            f"| {name} | {block['n']} | {_pm(block['tool'])} | {_pm(block['tool_set_f1'])} | "
-            f"{_pm(block['tool_lcs'])} | {_pm(block['answer'])} | {_pm(block['answer_decided'])} "
-            f"| {block['unjudged']} | {block['errors']} |"
+            f"| {md_text(name)} | {block['n']} | {_pm(block['tool'])} | "
+            f"{_pm(block['tool_set_f1'])} | {_pm(block['tool_lcs'])} | {_pm(block['answer'])} | "
+            f"{_pm(block['answer_decided'])} | {block['unjudged']} | {block['errors']} |"
         )
     cost = s["cost"]
     api = "n/a" if cost["api_cost"] is None else f"{cost['api_cost']:.4f}"

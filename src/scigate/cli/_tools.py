@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from scigate.cli._console import inert, inert_markup, json_text, one_line, print_json, untrusted
 from scigate.errors import BadInput
 
 app = typer.Typer(
@@ -32,7 +32,7 @@ def _bad_input_exits_2[F: Callable[..., Any]](fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except BadInput as exc:
-            print(f"scigate: error: {exc}", file=sys.stderr)
+            print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
@@ -43,7 +43,8 @@ def _console() -> Console:
 
 
 def _echo_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """`data` as indented JSON, its hidden characters (ESC, C1, bidi) as `\\u` escapes."""
+    typer.echo(json_text(data))
 
 
 def _parse_json_object(text: str | None, what: str) -> dict[str, Any]:
@@ -120,10 +121,10 @@ def list_cmd(
         table.add_column(col)
     for r in rows:
         table.add_row(
-            r["name"],
-            r["category"],
-            f"{', '.join(r['inputs'])} -> {', '.join(r['outputs'])}",
-            r["source"] + (" (web)" if r["network"] else ""),
+            untrusted(r["name"]),
+            untrusted(r["category"]),
+            untrusted(f"{', '.join(r['inputs'])} -> {', '.join(r['outputs'])}"),
+            untrusted(r["source"] + (" (web)" if r["network"] else "")),
             "yes" if r["available"] else "no",
         )
     _console().print(table)
@@ -145,19 +146,23 @@ def show_cmd(
         _echo_json(data)
         return
     console = _console()
-    console.print(f"[bold]{t.name}[/bold]  ({t.spec.category}, {t.spec.source})")
-    console.print(t.spec.functionality)
+    console.print(
+        f"[bold]{inert_markup(t.name)}[/bold]  "
+        f"({inert_markup(t.spec.category)}, {inert_markup(t.spec.source)})"
+    )
+    console.print(inert_markup(t.spec.functionality))
     for key in ("inputs", "outputs", "objects", "scenarios", "requires", "aliases"):
         if data.get(key):
-            console.print(f"[bold]{key}:[/bold] {', '.join(data[key])}")
+            console.print(f"[bold]{key}:[/bold] {inert_markup(', '.join(data[key]))}")
     console.print(
-        f"[bold]safety check:[/bold] {t.spec.safety}   [bold]network:[/bold] {t.spec.network}"
-        f"   [bold]available:[/bold] {data['available']}"
+        f"[bold]safety check:[/bold] {t.spec.safety}   "
+        f"[bold]network:[/bold] {t.spec.network}   [bold]available:[/bold] {data['available']}"
     )
     console.print("[bold]parameters (JSON Schema):[/bold]")
-    console.print_json(json.dumps(t.spec.parameters))
+    print_json(console, t.spec.parameters)
     for ex in t.spec.examples:
-        console.print(f"[bold]example:[/bold] {json.dumps(ex.input)} -> {json.dumps(ex.output)}")
+        shown = f"{json.dumps(ex.input)} -> {json.dumps(ex.output)}"
+        console.print(f"[bold]example:[/bold] {inert_markup(shown)}")
 
 
 @app.command("run")
@@ -194,9 +199,9 @@ def run_cmd(
     if as_json:
         _echo_json(result.as_dict())
     elif result.ok:
-        typer.echo(result.display if result.display is not None else "")
+        typer.echo(inert(result.display) if result.display is not None else "")
     else:
-        print(f"{result.error}", file=sys.stderr)
+        print(inert(result.error), file=sys.stderr)
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -231,9 +236,11 @@ def chain_cmd(
         for i, step in enumerate(outcome.steps, start=1):
             mark = "[green]ok[/green]" if step.result.ok else "[red]failed[/red]"
             shown = step.result.display if step.result.ok else step.result.error
-            console.print(f"{i}. {step.tool} {mark}: {escape(str(shown))}", highlight=False)
+            console.print(
+                f"{i}. {inert_markup(step.tool)} {mark}: {inert_markup(shown)}", highlight=False
+            )
         if not outcome.ok:
-            print(outcome.error, file=sys.stderr)
+            print(inert(outcome.error), file=sys.stderr)
     raise typer.Exit(0 if outcome.ok else 1)
 
 
@@ -277,14 +284,14 @@ def plan_cmd(
             if result is None:
                 shown = "[dim]not run[/dim]"
             elif result.ok:
-                shown = f"[green]ok[/green]: {escape(str(result.display))}"
+                shown = f"[green]ok[/green]: {inert_markup(result.display)}"
             else:
-                shown = f"[red]failed[/red]: {escape(str(result.error))}"
-            console.print(f"{escape(line)} {shown}", highlight=False)
+                shown = f"[red]failed[/red]: {inert_markup(result.error)}"
+            console.print(f"{inert_markup(line)} {shown}", highlight=False)
         if outcome.ok:
-            console.print(f"answer: {escape(str(outcome.answer()))}", highlight=False)
+            console.print(f"answer: {inert_markup(outcome.answer())}", highlight=False)
         else:
-            print(outcome.error, file=sys.stderr)
+            print(inert(outcome.error), file=sys.stderr)
     raise typer.Exit(0 if outcome.ok else 1)
 
 
@@ -310,12 +317,16 @@ def search_cmd(
     if as_json:
         _echo_json([h.as_dict() for h in hits])
         return
-    table = Table(title=f"tools for: {query}")
+    table = Table(title=f"tools for: {inert_markup(query)}")
     for col in ("#", "name", "score", "via", "functionality"):
         table.add_column(col)
     for i, h in enumerate(hits, start=1):
         table.add_row(
-            str(i), h.name, f"{h.score:.4f}", h.via, tools[h.name].spec.functionality[:80]
+            str(i),
+            untrusted(h.name),
+            f"{h.score:.4f}",
+            untrusted(h.via),
+            untrusted(tools[h.name].spec.functionality[:80]),
         )
     _console().print(table)
 
@@ -333,7 +344,7 @@ def graph_cmd(
         graph.save(out)
     except OSError as exc:
         raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
-    typer.echo(f"wrote {out}: {len(graph.tools)} tools, {len(graph.types)} types")
+    typer.echo(f"wrote {inert(out)}: {len(graph.tools)} tools, {len(graph.types)} types")
 
 
 @app.command("coverage")
@@ -368,7 +379,7 @@ def coverage_cmd(
             table.add_column(col)
         for row in report[f"by_{key}"]:
             table.add_row(
-                row[key],
+                untrusted(row[key]),
                 str(row["total"]),
                 str(row["implemented"]),
                 str(row["exact"]),
@@ -378,7 +389,7 @@ def coverage_cmd(
         console.print(table)
     if missing:
         names = [r["name"] for r in report["tools"] if not r["match"]]
-        console.print("[bold]not implemented:[/bold] " + ", ".join(names))
+        console.print("[bold]not implemented:[/bold] " + inert_markup(", ".join(names)))
 
 
 @app.command("serve-mcp")
@@ -431,7 +442,7 @@ def serve_mcp_cmd(
             check_token(token)
         elif not _is_loopback(host):
             print(
-                f"scigate: warning: serving on {host} without --token: anyone who can "
+                f"scigate: warning: serving on {one_line(host)} without --token: anyone who can "
                 "reach this address can call the tools",
                 file=sys.stderr,
             )
