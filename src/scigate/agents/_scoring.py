@@ -50,10 +50,14 @@ _FALSE = {"false", "no", "incorrect", "f", "n"}
 
 
 def canonical_names(chain: list[str], aliases: dict[str, str] | None = None) -> list[str]:
-    """Tool names mapped through an alias table (lower-case keys) onto library names."""
-    if not aliases:
-        return list(chain)
-    return [aliases.get(n.lower(), n) for n in chain]
+    """A chain as Tool Accuracy compares it, the same for a predicted and a reference chain:
+    names trimmed, mapped through an alias table (lower-case keys) onto library names, each
+    tool once in order of first use (the agents list a tool once however many entities it
+    processes). A name no table knows (a made-up tool) is kept as written: it counts
+    against the chain, never silently drops out of it."""
+    names = (str(n).strip() for n in chain)
+    mapped = ((aliases or {}).get(n.lower(), n) for n in names if n)
+    return list(dict.fromkeys(mapped))
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:
