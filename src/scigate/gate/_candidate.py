@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from scigate.errors import BadInput
 from scigate.gate._values import options_distinct
-from scigate.sandbox._hostfs import UnsafeWorkspaceFile, copy_tree, open_dir, read_text_if_exists
+from scigate.sandbox import UnsafeWorkspaceFile, copy_tree, open_dir, read_text_if_exists
 
 LETTERS = ("A", "B", "C", "D")
 
