@@ -13,13 +13,29 @@ OpenAI (``POST .../chat/completions``; error ``{"error": {message, type, param, 
   every tool call of an assistant turn is answered before the next non-tool message.
 
 Anthropic (``POST .../v1/messages``; error ``{"type": "error", "error": {type, message}}``):
-- ``max_tokens`` is required; roles are user/assistant only (system is a parameter);
+- the ``anthropic-version`` header is required and must be 2023-06-01 or 2026-10-21;
+  under 2026-10-21 ``temperature``, ``top_p`` and ``top_k`` are refused ("Extra inputs are
+  not permitted"), even at their defaults;
+- Claude Opus 4.7 and later (Opus 5, Sonnet 5, Haiku 5, Fable, Mythos) refuse
+  ``temperature``/``top_p``/``top_k`` under any version ("deprecated for this model"),
+  accept adaptive thinking only (no ``budget_tokens``) and effort low..max with xhigh;
+  4.6 models accept both thinking forms and effort up to max; Opus 4.5 effort up to high;
+  older models no effort and no adaptive thinking; 4.6 and later refuse an assistant
+  prefill (a final assistant message);
+- ``max_tokens`` is required; roles are user/assistant only (``system`` is a top-level
+  string or list of text blocks); messages and text blocks are non-empty;
 - temperature lies in [0, 1]; Claude Sonnet/Haiku 4.5 and Opus 4.1 and later reject
   ``temperature`` together with ``top_p``;
 - tool names match ``^[a-zA-Z0-9_-]{1,64}$``; ``input_schema`` is an object schema;
+  a request carrying ``tool_use``/``tool_result`` blocks defines ``tools``; tool_use ids
+  are unique;
 - a message following ``tool_use`` blocks begins with one ``tool_result`` per tool use,
   and a ``tool_result`` answers a ``tool_use`` of the immediately preceding message.
 No limit on the number of tools is documented for Anthropic, so none is enforced.
+
+``refuse={"param": "wording"}`` makes the server refuse requests carrying a parameter the
+documentation does not forbid (as gateways and new model releases do), in one of the
+wordings of `REFUSALS`, so that adapting to a refusal is tested too.
 
 Every ``throttle_every``-th request (every request with ``retry_after``) is answered 429
 with ``retry-after`` headers (OpenAI ``rate_limit_exceeded``, Anthropic
@@ -42,10 +58,44 @@ from scigate.llm._python import to_output
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 OPENAI_MAX_TOOLS = 128
-_REASONING = re.compile(r"^(o\d|gpt-5)", re.I)
+_REASONING = re.compile(r"^(o\d|gpt-(?:[5-9]|\d{2,}))", re.I)
 _XOR_TOP_P = re.compile(
     r"claude-(?:(?:sonnet|haiku)-4-[5-9]|opus-4-[1-9]|(?:sonnet|haiku|opus)-[5-9])", re.I
 )
+ANTHROPIC_VERSIONS = ("2023-06-01", "2026-10-21")
+SAMPLING = ("temperature", "top_p", "top_k")
+# Claude models from Opus 4.7 on: no sampling parameters, adaptive thinking only, no prefill
+_CLAUDE_NEW = re.compile(
+    r"claude-(?:opus-(?:4-[7-9]|[5-9])|(?:sonnet|haiku)-[5-9]|fable|mythos)", re.I
+)
+_CLAUDE_4_6 = re.compile(r"claude-(?:opus|sonnet)-4-6", re.I)
+_CLAUDE_OPUS_4_5 = re.compile(r"claude-opus-4-5", re.I)
+# The wordings `refuse=` answers with: OpenAI's, Anthropic's and gateways'.
+REFUSALS = {
+    "openai": "Unsupported parameter: '{p}' is not supported with this model.",
+    "anthropic": "{p}: Extra inputs are not permitted",
+    "deprecated": "`{p}` is deprecated for this model.",
+    "litellm": "litellm.UnsupportedParamsError: this model doesn't support {p}={v}. "
+    "To drop unsupported params set `litellm.drop_params = True`",
+    "azure": "Unrecognized request argument supplied: {p}",
+}
+
+
+def _model_name(body: dict[str, Any]) -> str:
+    return str(body.get("model", "")).rsplit("/", 1)[-1]
+
+
+def _effort_levels(model: str) -> tuple[str, ...]:
+    if re.search(r"claude-haiku-[5-9]", model):
+        return ("low", "medium", "high")
+    if _CLAUDE_NEW.search(model):
+        return ("low", "medium", "high", "xhigh", "max")
+    if _CLAUDE_4_6.search(model):
+        return ("low", "medium", "high", "max")
+    if _CLAUDE_OPUS_4_5.search(model):
+        return ("low", "medium", "high")
+    return ()
+
 
 Script = Callable[..., Any]
 
@@ -55,7 +105,7 @@ Script = Callable[..., Any]
 
 def openai_violation(body: dict[str, Any]) -> tuple[str, str | None] | None:
     """(message, param) of the first documented rule the request breaks, else None."""
-    model = str(body.get("model", ""))
+    model = _model_name(body)
     if _REASONING.match(model) and "-chat" not in model:
         for key in ("temperature", "top_p", "presence_penalty", "frequency_penalty"):
             if key in body:
@@ -64,8 +114,20 @@ def openai_violation(body: dict[str, Any]) -> tuple[str, str | None] | None:
                     "model. Only the default (1) value is supported.",
                     key,
                 )
+        for key in ("logprobs", "top_logprobs", "logit_bias"):
+            if key in body:
+                return (f"Unsupported parameter: '{key}' is not supported with this model.", key)
         if "max_tokens" in body:
-            return ("Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens'.", None)
+            return (
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                "max_tokens",
+            )
+    elif "reasoning_effort" in body and re.match(r"^gpt-", model):
+        return (
+            "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+            "reasoning_effort",
+        )
     tools = body.get("tools") or []
     if len(tools) > OPENAI_MAX_TOOLS:
         return (
@@ -148,11 +210,49 @@ def openai_reply(body: dict[str, Any], out: Any) -> dict[str, Any]:
 # -- Anthropic ---------------------------------------------------------------------------------
 
 
-def anthropic_violation(body: dict[str, Any]) -> str | None:
+def anthropic_violation(body: dict[str, Any], version: str | None = "2023-06-01") -> str | None:
     """The message of the first documented rule the request breaks, else None."""
+    if version not in ANTHROPIC_VERSIONS:
+        return (
+            f"anthropic-version: {version!r} is not a valid version "
+            f"(expected one of {', '.join(ANTHROPIC_VERSIONS)})"
+        )
     if "max_tokens" not in body:
         return "max_tokens: Field required"
-    model = str(body.get("model", ""))
+    model = _model_name(body)
+    for key in SAMPLING:
+        if key in body and version >= "2026-10-21":
+            return f"{key}: Extra inputs are not permitted"
+        if key in body and _CLAUDE_NEW.search(model):
+            return f"`{key}` is deprecated for this model."
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict):
+        kind = thinking.get("type")
+        if kind == "enabled" and _CLAUDE_NEW.search(model):
+            return (
+                '"thinking.type.enabled" is not supported for this model. Use '
+                '"thinking.type.adaptive" and "output_config.effort" to control thinking '
+                "behavior."
+            )
+        if kind == "adaptive" and not (_CLAUDE_NEW.search(model) or _CLAUDE_4_6.search(model)):
+            return '"thinking.type.adaptive" is not supported for this model.'
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None:
+        levels = _effort_levels(model)
+        if not levels:
+            return "output_config.effort: effort is not supported for this model."
+        if effort not in levels:
+            return (
+                f"output_config.effort: Input should be {', '.join(map(repr, levels))} "
+                "for this model"
+            )
+    system = body.get("system")
+    if not (
+        system is None
+        or isinstance(system, str)
+        or (isinstance(system, list) and all(b.get("type") == "text" for b in system))
+    ):
+        return "system: Input should be a valid string or a list of text blocks"
     temperature = body.get("temperature")
     if temperature is not None and not 0 <= float(temperature) <= 1:
         return "temperature: Input should be less than or equal to 1"
@@ -167,13 +267,38 @@ def anthropic_violation(body: dict[str, Any]) -> str | None:
         schema = tool.get("input_schema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
             return f"tools.{i}.custom.input_schema.type: Input should be 'object'"
+    messages = body.get("messages") or []
+    kinds = {
+        b.get("type") for m in messages if isinstance(m.get("content"), list) for b in m["content"]
+    }
+    if kinds & {"tool_use", "tool_result"} and not body.get("tools"):
+        return "Requests which include `tool_use` or `tool_result` blocks must define tools."
+    if (
+        messages
+        and messages[-1].get("role") == "assistant"
+        and (_CLAUDE_NEW.search(model) or _CLAUDE_4_6.search(model))
+    ):
+        return "Prefilling assistant messages is not supported for this model."
+    seen_uses: set[str] = set()
     previous_uses: list[str] = []
-    for i, message in enumerate(body.get("messages") or []):
+    for i, message in enumerate(messages):
         role = message.get("role")
         if role not in ("user", "assistant"):
             return f'messages.{i}.role: Input should be "user" or "assistant"'
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        if not blocks and not (i == len(messages) - 1 and role == "assistant"):
+            return (
+                f"messages.{i}: all messages must have non-empty content except for the "
+                "optional final assistant message"
+            )
+        for b in blocks:
+            if b.get("type") == "text" and not b.get("text"):
+                return f"messages.{i}: text content blocks must be non-empty"
+            if b.get("type") == "tool_use":
+                if b.get("id") in seen_uses:
+                    return f"messages.{i}: `tool_use` ids must be unique: {b.get('id')}"
+                seen_uses.add(b.get("id"))
         results = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
         if previous_uses:
             leading = []
@@ -277,8 +402,10 @@ class WireServer:
         *,
         throttle_every: int = 0,
         retry_after: str | None = None,
+        refuse: dict[str, str] | None = None,
     ) -> None:
         self.scripts = scripts
+        self.refuse = dict(refuse or {})  # param -> a wording of REFUSALS
         self.throttle_every = throttle_every
         self.retry_after = retry_after  # set: every request is answered 429 with it
         self.requests = 0
@@ -286,6 +413,7 @@ class WireServer:
         self.rejected: list[str] = []
         self.errors: list[str] = []
         self.bodies: list[dict[str, Any]] = []
+        self.versions: list[str | None] = []  # anthropic-version header of each request
         self.lock = threading.Lock()
         outer = self
 
@@ -306,9 +434,12 @@ class WireServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 anthropic = self.path.endswith("/v1/messages")
+                version = self.headers.get("anthropic-version")
                 with outer.lock:
                     outer.requests += 1
                     outer.bodies.append(body)
+                    if anthropic:
+                        outer.versions.append(version)
                     throttle = outer.retry_after is not None or (
                         outer.throttle_every and outer.requests % outer.throttle_every == 0
                     )
@@ -334,8 +465,20 @@ class WireServer:
                         }
                     self._send(429, payload, headers)
                     return
+                refused = [p for p in outer.refuse if p in body]
+                if refused:
+                    key = refused[0]
+                    said = REFUSALS[outer.refuse[key]].format(p=key, v=body[key])
+                    outer.rejected.append(said)
+                    if anthropic:
+                        error = {"type": "invalid_request_error", "message": said}
+                        self._send(400, {"type": "error", "error": error})
+                    else:
+                        error = {"message": said, "type": "invalid_request_error"}
+                        self._send(400, {"error": error | {"param": None, "code": None}})
+                    return
                 if anthropic:
-                    problem = anthropic_violation(body)
+                    problem = anthropic_violation(body, version)
                     if problem:
                         outer.rejected.append(problem)
                         error = {"type": "invalid_request_error", "message": problem}

@@ -10,6 +10,7 @@ import pytest
 from scigate.errors import BadInput
 from scigate.llm import ModelError, get_model
 from scigate.llm._anthropic import to_anthropic_messages, to_anthropic_tools
+from scigate.llm._capabilities import sdk_anthropic_version
 from scigate.llm._types import REASONING_KEY
 
 URL = "https://api.anthropic.com/v1/messages"
@@ -198,7 +199,9 @@ async def test_request_and_response_of_a_tool_round_trip(api, key):
     assert body["messages"] == CONVERTED
     assert body["tools"] == to_anthropic_tools(TOOLS)
     assert body["tool_choice"] == {"type": "any"}
-    assert body["temperature"] == 0
+    # Claude Opus 4.7 and later take no temperature (under any API version)
+    assert "temperature" not in body
+    assert request.headers["anthropic-version"] == sdk_anthropic_version()
     assert body["output_config"] == {"effort": "high"}
     assert "seed" not in body and "reasoning_effort" not in body
 

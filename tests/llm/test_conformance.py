@@ -67,14 +67,110 @@ async def test_reasoning_model_requests_are_adapted_and_never_rejected(server):
     assert any("temperature" in c for c in changes) and any("128 of 140" in c for c in changes)
 
 
-async def test_without_adaptation_the_server_rejects(server):
-    # The server is a real check: the same request with the capability overridden fails.
+async def test_without_the_table_the_server_refuses_and_the_layer_adapts_once(server):
+    # The server is a real check: with the capability overridden, temperature goes out and
+    # is refused; the layer drops it, retries once and records the provider's message.
+    records: list[ModelCallRecord] = []
     model = get_model(
-        f"openai/gpt-5.4-mini?base_url={server.url}&max_retries=0&accepts_temperature=true"
+        f"openai/gpt-5.4-mini?base_url={server.url}&max_retries=0&accepts_temperature=true",
+        recorder=records.append,
     )
-    with pytest.raises(ModelError, match="temperature"):
-        await model.generate(USER, temperature=0.2)
-    assert len(server.rejected) == 1
+    out = await model.generate(USER, temperature=0.2)
+    assert out.text == "4"
+    assert len(server.rejected) == 1 and "temperature" in server.rejected[0]
+    assert "temperature" in server.bodies[0] and "temperature" not in server.bodies[1]
+    (change,) = records[-1].settings["_adapted"]
+    assert change.startswith("dropped temperature=0.2: the provider refused it")
+    assert "Only the default (1) value is supported" in change
+    assert records[-1].error is None and records[-1].attempts == 2
+
+
+@pytest.fixture(autouse=True)
+def _forget():
+    from scigate.llm._model import forget_adaptations
+
+    forget_adaptations()
+    yield
+    forget_adaptations()
+
+
+@pytest.mark.parametrize("wording", ["openai", "anthropic", "deprecated", "litellm", "azure"])
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_a_parameter_the_table_does_not_know_is_dropped_on_refusal(
+    monkeypatch, wire, wording
+):
+    # A gateway (or a new model release) refuses `top_k`, which no rule of the table knows
+    # about: the call succeeds on the retry, records the adaptation with the provider's
+    # message, and the next call to the same endpoint and model leaves top_k out at once.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    s = WireServer({"four": _four}, refuse={"top_k": wording})
+    try:
+        spec = (
+            f"openai-compatible/qwen3-8b?base_url={s.openai_url('four')}"
+            if wire == "openai"
+            else f"anthropic/claude-3-5-haiku-latest?anthropic_version=2023-06-01"
+            f"&base_url={s.anthropic_url('four')}"
+        )
+        records: list[ModelCallRecord] = []
+        model = get_model(f"{spec}&max_retries=0", recorder=records.append)
+        out = await model.generate(USER, top_k=5)
+        assert out.text == "4"
+        assert len(s.rejected) == 1 and [("top_k" in b) for b in s.bodies] == [True, False]
+        (change,) = records[-1].settings["_adapted"]
+        assert change.startswith("dropped top_k=5: the provider refused it")
+        assert s.rejected[0] in change  # the provider's own words
+        # remembered for this endpoint and model: no second refusal
+        await model.generate(USER, top_k=7)
+        assert len(s.rejected) == 1 and "top_k" not in s.bodies[-1]
+        assert "refused it earlier in this run" in records[-1].settings["_adapted"][0]
+        # ...but not for another model on the same server
+        other = get_model(spec.replace("qwen3-8b", "llama-3.3").replace("3-5-haiku", "3-haiku"))
+        await other.generate(USER, top_k=7)
+        assert len(s.rejected) == 2
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_a_second_refusal_is_an_error_never_a_loop(monkeypatch, wire):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    second = "seed" if wire == "openai" else "metadata"
+    s = WireServer({"four": _four}, refuse={"top_k": "azure", second: "openai"})
+    try:
+        spec = (
+            f"openai-compatible/qwen3-8b?base_url={s.openai_url('four')}"
+            if wire == "openai"
+            else f"anthropic/claude-3-5-haiku-latest?anthropic_version=2023-06-01"
+            f"&base_url={s.anthropic_url('four')}"
+        )
+        records: list[ModelCallRecord] = []
+        model = get_model(f"{spec}&max_retries=3&retry_wait=0", recorder=records.append)
+        value = 1 if wire == "openai" else {"user_id": "u"}
+        with pytest.raises(ModelError, match="refused again after adapting the request once"):
+            await model.generate(USER, top_k=5, **{second: value})
+        assert len(s.bodies) == 2  # one retry, no loop, no transient-error retries
+        assert records[-1].error and "_adapted" in records[-1].settings
+    finally:
+        s.close()
+
+
+async def test_too_many_tools_for_a_gateway_are_bounded_on_refusal(monkeypatch):
+    # openai-compatible has no known tool limit; a gateway enforcing OpenAI's 128 says so
+    s = _server()
+    try:
+        records: list[ModelCallRecord] = []
+        model = get_model(
+            f"openai-compatible/gpt-4.1?base_url={s.url}&max_retries=0", recorder=records.append
+        )
+        # the table knows gpt-4.1's limit only under openai/ (the OpenAI API's); here the
+        # server's own "array too long" refusal teaches it
+        out = await model.generate(USER, tools=[_tool(i) for i in range(140)])
+        assert out.text == "4"
+        assert len(s.rejected) == 1 and len(s.bodies[-1]["tools"]) == 128
+        assert "offered 128 of 140 tools" in records[-1].settings["_adapted"][0]
+    finally:
+        s.close()
 
 
 async def test_chat_model_keeps_temperature(server):

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from scigate.agents import METHODS, EvalConfig, Task, evaluate, library_tools
+from scigate.llm._capabilities import sdk_anthropic_version
 
 TESTS = Path(__file__).parent.parent
 
@@ -47,7 +48,22 @@ FORMATS = {
     "anthropic": lambda s, script: (
         f"anthropic/claude-sonnet-4-5?base_url={s.anthropic_url(script)}&{RETRY}"
     ),
+    # the README's cross-family model: no temperature under any API version
+    "anthropic-opus": lambda s, script: (
+        f"anthropic/claude-opus-4-8?base_url={s.anthropic_url(script)}&{RETRY}"
+    ),
+    # the previous API version keeps the per-model sampling rules (temperature sent)
+    "anthropic-2023": lambda s, script: (
+        f"anthropic/claude-sonnet-4-5?anthropic_version=2023-06-01"
+        f"&base_url={s.anthropic_url(script)}&{RETRY}"
+    ),
+    # a gateway serving an OpenAI reasoning model: the model's rules, whatever the prefix
+    "compatible-reasoning": lambda s, script: (
+        f"openai-compatible/gpt-5.4-mini?base_url={s.openai_url(script)}&{RETRY}"
+    ),
 }
+# formats whose model (or API version) takes no temperature
+NO_TEMPERATURE = {"openai-reasoning", "anthropic", "anthropic-opus", "compatible-reasoning"}
 
 
 @pytest.fixture
@@ -92,15 +108,21 @@ async def test_every_agent_method_runs_without_a_rejected_request(fmt, server):
     # function tools went out (ReAct/Reflexion), and so did several temperatures (evo)
     tool_requests = [b for b in server.bodies if b.get("tools")]
     assert tool_requests and all(len(b["tools"]) <= 128 for b in tool_requests)
-    if fmt == "openai-reasoning":
-        assert not any("temperature" in b for b in server.bodies)
+    if fmt in NO_TEMPERATURE:
+        assert not any(k in b for b in server.bodies for k in ("temperature", "top_p", "top_k"))
+        # ...the rollouts took their diversity from seed and instruction instead (evo)
+        systems = {str(b.get("system") or b["messages"][0].get("content")) for b in server.bodies}
+        assert len(systems) >= 3
     else:
         assert len({b.get("temperature") for b in server.bodies}) >= 3
+    if fmt.startswith("anthropic"):
+        expected = "2023-06-01" if fmt == "anthropic-2023" else sdk_anthropic_version()
+        assert set(server.versions) == {expected}
     _clean(server)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fmt", ["openai-reasoning", "anthropic"])
+@pytest.mark.parametrize("fmt", ["openai-reasoning", "anthropic", "anthropic-opus"])
 def test_gates_and_generator_run_without_a_rejected_request(fmt, server, tmp_path):
     import json
     import os
@@ -157,8 +179,9 @@ def test_gates_and_generator_run_without_a_rejected_request(fmt, server, tmp_pat
 # -- the server is a real check: what the documentation forbids is rejected ------------------
 
 
-def _anthropic(server, body: dict) -> httpx.Response:
-    return httpx.post(server.anthropic_url("policy") + "/v1/messages", json=body)
+def _anthropic(server, body: dict, version: str | None = "2023-06-01") -> httpx.Response:
+    headers = {"anthropic-version": version} if version else {}
+    return httpx.post(server.anthropic_url("policy") + "/v1/messages", json=body, headers=headers)
 
 
 def _openai(server, body: dict) -> httpx.Response:
@@ -205,11 +228,105 @@ RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "46"}
     ],
 )
 def test_anthropic_rules_are_enforced_with_its_error_shape(server, body, message):
-    r = _anthropic(server, {"model": "claude-sonnet-4-5", **body})
+    r = _anthropic(server, {"model": "claude-sonnet-4-5", "tools": [TOOL], **body})
     assert r.status_code == 400
     payload = r.json()
     assert payload["type"] == "error" and payload["error"]["type"] == "invalid_request_error"
     assert message in payload["error"]["message"]
+
+
+OPUS = "claude-opus-4-8"
+
+
+@pytest.mark.parametrize(
+    ("version", "body", "message"),
+    [
+        (None, {}, "anthropic-version: None is not a valid version"),
+        ("2024-01-01", {}, "is not a valid version"),
+        # API version 2026-10-21: no sampling parameters, whatever the model or value
+        ("2026-10-21", {"temperature": 1.0}, "temperature: Extra inputs are not permitted"),
+        ("2026-10-21", {"top_p": 0.9}, "top_p: Extra inputs are not permitted"),
+        ("2026-10-21", {"top_k": 5}, "top_k: Extra inputs are not permitted"),
+        # Opus 4.7 and later: no sampling parameters under any version
+        ("2023-06-01", {"model": OPUS, "temperature": 0.2}, "deprecated for this model"),
+        ("2023-06-01", {"model": "claude-sonnet-5", "top_k": 3}, "deprecated for this model"),
+        # adaptive thinking only on 4.7+, none before 4.6
+        (
+            "2023-06-01",
+            {"model": OPUS, "thinking": {"type": "enabled", "budget_tokens": 2048}},
+            '"thinking.type.enabled" is not supported',
+        ),
+        ("2023-06-01", {"thinking": {"type": "adaptive"}}, '"thinking.type.adaptive" is not'),
+        # effort levels per model
+        ("2023-06-01", {"output_config": {"effort": "high"}}, "effort is not supported"),
+        (
+            "2023-06-01",
+            {"model": "claude-sonnet-4-6", "output_config": {"effort": "xhigh"}},
+            "output_config.effort",
+        ),
+        # no assistant prefill on 4.6+
+        (
+            "2023-06-01",
+            {
+                "model": "claude-sonnet-4-6",
+                "messages": [*USER, {"role": "assistant", "content": "{"}],
+            },
+            "Prefilling assistant messages is not supported",
+        ),
+        # tool blocks need tools; tool_use ids are unique; system placement; empty content
+        (
+            "2023-06-01",
+            {"tools": [], "messages": [*USER, {"role": "assistant", "content": [USE]}]},
+            "must define tools",
+        ),
+        (
+            "2023-06-01",
+            {
+                "messages": [
+                    *USER,
+                    {"role": "assistant", "content": [USE]},
+                    {"role": "user", "content": [RESULT]},
+                    {"role": "assistant", "content": [USE]},
+                    {"role": "user", "content": [RESULT]},
+                ]
+            },
+            "ids must be unique",
+        ),
+        ("2023-06-01", {"system": [{"type": "image"}]}, "system: Input should be"),
+        ("2023-06-01", {"messages": [{"role": "user", "content": ""}]}, "non-empty"),
+        ("2023-06-01", {"messages": [{"role": "user", "content": []}]}, "non-empty content"),
+    ],
+)
+def test_anthropic_version_and_model_rules_are_enforced(server, version, body, message):
+    request = {"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": USER, "tools": [TOOL]}
+    r = _anthropic(server, request | body, version=version)
+    assert r.status_code == 400, r.text
+    assert message in r.json()["error"]["message"]
+
+
+def test_anthropic_accepts_what_each_version_and_model_allows(server):
+    server.throttle_every = 0
+    base = {"max_tokens": 9, "messages": USER}
+    ok = [
+        ("2023-06-01", {"model": "claude-sonnet-4-5", "temperature": 0.5}),
+        ("2026-10-21", {"model": "claude-sonnet-4-5"}),
+        ("2026-10-21", {"model": OPUS, "thinking": {"type": "adaptive"}}),
+        ("2026-10-21", {"model": OPUS, "output_config": {"effort": "xhigh"}}),
+        ("2023-06-01", {"model": "claude-sonnet-4-6", "thinking": {"type": "enabled"}}),
+        ("2023-06-01", {"model": "claude-opus-4-5", "output_config": {"effort": "high"}}),
+        ("2023-06-01", {"model": "claude-sonnet-4-5", "system": [{"type": "text", "text": "x"}]}),
+        # a prefill on a model older than 4.6
+        (
+            "2023-06-01",
+            {
+                "model": "claude-sonnet-4-5",
+                "messages": [*USER, {"role": "assistant", "content": "{"}],
+            },
+        ),
+    ]
+    for version, body in ok:
+        r = _anthropic(server, base | body, version=version)
+        assert r.status_code == 200, (version, body, r.text)
 
 
 def test_anthropic_accepts_a_well_formed_tool_turn(server):
@@ -235,6 +352,10 @@ def test_anthropic_accepts_a_well_formed_tool_turn(server):
     [
         ({"model": "gpt-5.4-mini", "temperature": 0.3}, "temperature"),
         ({"model": "gpt-5.4-mini", "max_tokens": 5}, "max_completion_tokens"),
+        # the model's rules, whatever name a gateway gives it
+        ({"model": "openai/gpt-5.5", "top_p": 0.5}, "top_p"),
+        ({"model": "o3", "logprobs": True}, "logprobs"),
+        ({"model": "gpt-4.1", "reasoning_effort": "low"}, "reasoning_effort"),
         (
             {
                 "model": "gpt-4.1",
@@ -300,8 +421,8 @@ def test_the_server_throttles_with_retry_after(monkeypatch):
     s = WireServer(SCRIPTS, throttle_every=2)
     try:
         body = {"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": USER}
-        first = httpx.post(s.anthropic_url("policy") + "/v1/messages", json=body)
-        second = httpx.post(s.anthropic_url("policy") + "/v1/messages", json=body)
+        first = _anthropic(s, body)
+        second = _anthropic(s, body)
         assert first.status_code == 200 and second.status_code == 429
         assert second.headers["retry-after"] == "0"
         assert second.json()["error"]["type"] == "rate_limit_error"
@@ -313,7 +434,7 @@ async def test_temperature_beyond_anthropics_range_is_clamped_not_rejected(serve
     from scigate.llm import ModelCallRecord, get_model
 
     records: list[ModelCallRecord] = []
-    spec = FORMATS["anthropic"](server, "policy")
+    spec = FORMATS["anthropic-2023"](server, "policy")
     out = await get_model(spec, recorder=records.append).generate(USER, temperature=1.5)
     assert out.text is not None and server.rejected == []
     assert server.bodies[-1]["temperature"] == 1.0

@@ -2,6 +2,13 @@
 
 The rest of scigate speaks OpenAI chat format; this module converts messages, tools and
 tool choice to the Messages API and the response back.
+
+The server is ``?base_url=`` in the spec, else ``ANTHROPIC_BASE_URL``, else
+api.anthropic.com. The API version is the installed SDK's default (``anthropic-version:
+2026-10-21`` for the 2.x SDKs, which removed temperature/top_p/top_k) unless the spec says
+``?anthropic_version=2023-06-01``; the capability table (capabilities.json) applies the
+version's and the model's rules, so no sampling parameter goes to a version or a model that
+refuses it (the drop is recorded in model_calls.settings._adapted).
 """
 
 from __future__ import annotations
@@ -18,12 +25,14 @@ from anthropic import AsyncAnthropic
 from anthropic.resources.messages import AsyncMessages
 
 from scigate.errors import BadInput
+from scigate.llm._capabilities import anthropic_version
 from scigate.llm._model import LayerSettings, Model, Recorder
 from scigate.llm._openai import is_transient_status, parse_arguments, split_known
 from scigate.llm._spec import ModelSpec
 from scigate.llm._types import REASONING_KEY, ModelOutput, ToolCall, Usage
 
 DEFAULT_MAX_TOKENS = 8192
+BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 # OpenAI reasoning_effort -> Messages API output_config.effort
 EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
 EFFORT.update({"xhigh": "xhigh", "max": "max"})
@@ -215,6 +224,10 @@ class AnthropicModel(Model):
 
     def _prepare(self, layer: LayerSettings) -> None:
         self._credentials(layer)
+        anthropic_version(dict(self.spec.settings))  # a malformed version is BadInput
+
+    def endpoint(self) -> tuple:
+        return (self.spec.provider, self.spec.base_url or os.environ.get(BASE_URL_ENV, ""))
 
     def _client(self, layer: LayerSettings) -> AsyncAnthropic:
         loop = asyncio.get_running_loop()
@@ -279,7 +292,9 @@ class AnthropicModel(Model):
         layer: LayerSettings,
     ) -> ModelOutput:
         client = self._client(layer)
-        response = await client.messages.create(
-            **self.request(messages, tools, settings), timeout=layer.timeout
-        )
+        kwargs = self.request(messages, tools, settings)
+        if layer.anthropic_version:
+            headers = dict(kwargs.get("extra_headers") or {})
+            kwargs["extra_headers"] = headers | {"anthropic-version": layer.anthropic_version}
+        response = await client.messages.create(**kwargs, timeout=layer.timeout)
         return parse_message(response, self.spec.model)

@@ -21,7 +21,15 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_exponential_jitter
 
 from scigate.errors import BadInput
-from scigate.llm._capabilities import Capabilities, adapt, capabilities
+from scigate.llm._capabilities import (
+    Capabilities,
+    Fix,
+    adapt,
+    adapt_messages,
+    apply_fix,
+    capabilities,
+    refusal_fix,
+)
 from scigate.llm._errors import ModelError
 from scigate.llm._prices import estimate_cost
 from scigate.llm._spec import LAYER_SETTINGS, ModelSpec
@@ -47,6 +55,7 @@ class LayerSettings:
     retry_wait: float = DEFAULT_RETRY_WAIT
     retry_wait_max: float = DEFAULT_RETRY_WAIT_MAX
     api_key_env: str | None = None
+    anthropic_version: str | None = None  # the anthropic-version header; None: the SDK's
 
 
 def _number(name: str, value: Any, spec: str, *, integer: bool, minimum: float) -> Any:
@@ -96,6 +105,7 @@ def split_settings(settings: dict[str, Any], spec: str) -> tuple[LayerSettings, 
             minimum=0,
         ),
         api_key_env=api_key_env,
+        anthropic_version=settings.get("anthropic_version"),
     )
     return layer, sent
 
@@ -156,6 +166,20 @@ def public_message(message: dict[str, Any]) -> dict[str, Any]:
 
 
 ADAPTED_KEY = "_adapted"  # key of the recorded settings listing what adaptation changed
+
+# What providers' refusals taught, per (endpoint..., model): fix -> the provider's message.
+# Kept for the rest of the run (this process); `forget_adaptations` clears it.
+_LEARNED: dict[tuple, dict[Fix, str]] = {}
+
+
+def forget_adaptations() -> None:
+    """Forget what refusals taught (tests; a long-lived process after a provider change)."""
+    _LEARNED.clear()
+
+
+def learned_adaptations() -> dict[tuple, dict[Fix, str]]:
+    """What refusals taught so far, per endpoint and model."""
+    return {k: dict(v) for k, v in _LEARNED.items()}
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -264,9 +288,14 @@ class Model(ABC):
             raise BadInput("tools must be None or a list of OpenAI function-tool schemas")
         caps = capabilities(self.spec.provider, self.spec.model, merged)
         sent, tools, changes = adapt(caps, sent, tools)
-        # What was sent, plus what the layer changed to make it acceptable (kept with the
-        # call in model_calls.settings; the private key is never sent).
-        recorded = {**sent, ADAPTED_KEY: changes} if changes else sent
+        messages, dropped = adapt_messages(caps, messages)
+        changes += dropped
+        # What earlier refusals taught for this endpoint and model (this run).
+        learned_key = (*self.endpoint(), self.spec.model)
+        for fix, said in list(_LEARNED.get(learned_key, {}).items()):
+            sent, tools, messages, change = apply_fix(fix, sent, tools, messages)
+            if change:
+                changes.append(f"{change}: the provider refused it earlier in this run ({said})")
         self._prepare(layer)
 
         attempts = 0
@@ -281,43 +310,66 @@ class Model(ABC):
                 async with asyncio.timeout(layer.timeout):
                     return await self._generate(messages, tools, sent, layer)
 
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(layer.max_retries + 1),
-            wait=self._wait(layer),
-            retry=retry_if_exception(self._is_transient),
-            reraise=True,
-        )
         started_at = time.time()
         start = time.perf_counter()
-        try:
-            output = await retrying(attempt)
-        except Exception as exc:
-            latency = time.perf_counter() - start
-            if isinstance(exc, BadInput | ModelError):
-                error: Exception = exc
-            else:
-                detail = " ".join(str(exc).split()) or "no detail"
-                error = ModelError(
-                    f"{self.name}: {type(exc).__name__}: {detail} "
-                    f"(after {attempts} attempt{'s' if attempts != 1 else ''})",
-                    spec=self.name,
-                    attempts=attempts,
-                )
-            await self._record(
-                ModelCallRecord(
-                    spec=self.name,
-                    settings=recorded,
-                    messages=messages,
-                    tools=tools,
-                    latency=latency,
-                    error=str(error),
-                    started_at=started_at,
-                    attempts=attempts,
-                )
+        adapted_on_refusal: str | None = None
+        while True:
+            # What was sent, plus what the layer changed to make it acceptable (kept with
+            # the call in model_calls.settings; the private key is never sent).
+            recorded = {**sent, ADAPTED_KEY: list(changes)} if changes else dict(sent)
+            retrying = AsyncRetrying(
+                stop=stop_after_attempt(layer.max_retries + 1),
+                wait=self._wait(layer),
+                retry=retry_if_exception(self._is_transient),
+                reraise=True,
             )
-            if error is exc:
-                raise
-            raise error from exc
+            try:
+                output = await retrying(attempt)
+                break
+            except Exception as exc:
+                refused = None if adapted_on_refusal else self._refusal(exc)
+                if refused is not None:
+                    said, param = refused
+                    fix = refusal_fix(said, param, sent, tools, messages)
+                    if fix is not None:
+                        sent, tools, messages, change = apply_fix(fix, sent, tools, messages)
+                        if change:
+                            # Retry once; remember it for this endpoint and model.
+                            adapted_on_refusal = change
+                            changes.append(f"{change}: the provider refused it ({said})")
+                            _LEARNED.setdefault(learned_key, {})[fix] = said
+                            continue
+                latency = time.perf_counter() - start
+                if isinstance(exc, BadInput | ModelError):
+                    error: Exception = exc
+                else:
+                    detail = " ".join(str(exc).split()) or "no detail"
+                    again = (
+                        f" (refused again after adapting the request once: {adapted_on_refusal})"
+                        if adapted_on_refusal
+                        else ""
+                    )
+                    error = ModelError(
+                        f"{self.name}: {type(exc).__name__}: {detail}{again} "
+                        f"(after {attempts} attempt{'s' if attempts != 1 else ''})",
+                        spec=self.name,
+                        attempts=attempts,
+                    )
+                await self._record(
+                    ModelCallRecord(
+                        spec=self.name,
+                        settings=recorded,
+                        messages=messages,
+                        tools=tools,
+                        latency=latency,
+                        error=str(error),
+                        started_at=started_at,
+                        attempts=attempts,
+                    )
+                )
+                if error is exc:
+                    raise
+                raise error from exc
 
         output.latency = time.perf_counter() - start
         output.queued = round(queued, 6)
@@ -337,6 +389,23 @@ class Model(ABC):
             )
         )
         return output
+
+    def _refusal(self, exc: BaseException) -> tuple[str, str | None] | None:
+        """(message, param) when `exc` is a provider's 400/422 refusing the request, read
+        from both providers' error shapes (and a gateway's plain text), else None."""
+        status = getattr(exc, "status_code", None)
+        if status not in (400, 422):
+            return None
+        body = getattr(exc, "body", None)
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            body = body["error"]
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, str) or not message:
+            message = body.get("detail") if isinstance(body, dict) else None
+        if not isinstance(message, str) or not message:
+            message = str(exc)
+        param = body.get("param") if isinstance(body, dict) else None
+        return message, param if isinstance(param, str) else None
 
     def _cost(self, output: ModelOutput) -> float | None:
         cost = estimate_cost(f"{self.spec.provider}/{self.spec.model}", output.usage)

@@ -67,9 +67,16 @@ def providers_status() -> list[dict[str, Any]]:
     of the environment variables it reads; never their values)."""
     from scigate.llm._openai import COMPATIBLE_KEY_ENV, COMPATIBLE_URL_ENV
 
+    from scigate.llm._capabilities import sdk_anthropic_version
+
     anthropic_how = "ANTHROPIC_API_KEY"
     if not _env("ANTHROPIC_API_KEY") and _env("ANTHROPIC_AUTH_TOKEN"):
         anthropic_how = "ANTHROPIC_AUTH_TOKEN"
+    if _env("ANTHROPIC_BASE_URL"):
+        anthropic_how += " + ANTHROPIC_BASE_URL"
+    anthropic_how += (
+        f"; anthropic-version {sdk_anthropic_version()} (the SDK's; ?anthropic_version= to pin)"
+    )
     openai_how = "OPENAI_API_KEY" + (" + OPENAI_BASE_URL" if _env("OPENAI_BASE_URL") else "")
     compatible_how = (
         f"base_url in the spec or {COMPATIBLE_URL_ENV}; key from {COMPATIBLE_KEY_ENV} "

@@ -22,9 +22,10 @@ ACCEPTED = "openai, anthropic, openai-compatible, ollama, vllm or python"
 # Settings the model layer consumes itself; they are never sent to a provider.
 LAYER_SETTINGS = frozenset(
     {"timeout", "max_retries", "concurrency", "retry_wait", "retry_wait_max", "api_key_env"}
+    | {"anthropic_version"}  # the anthropic-version header (anthropic/ only)
 ) | frozenset(  # capability overrides (scigate.llm._capabilities.OVERRIDES)
     {"max_tools", "accepts_temperature", "accepts_top_p", "max_tokens_param", "reasoning"}
-    | {"context_window", "max_temperature"}
+    | {"context_window", "max_temperature", "accepts_top_k", "accepts_prefill"}
 )
 
 _INT = re.compile(r"[+-]?\d+")
