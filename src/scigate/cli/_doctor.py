@@ -83,11 +83,22 @@ def doctor(
     ray_address: str | None = typer.Option(
         None, "--ray-address", help="Also show this Ray cluster's nodes and CPUs."
     ),
+    providers: bool = typer.Option(
+        False,
+        "--providers",
+        help="Show the model providers and the capability table: each rule, what it applies "
+        "to, its documentation source and date, and when it was last checked.",
+    ),
 ) -> None:
     """Show which domain stacks import, which providers have credentials, which protections
-    are active (and, with --ray-address, a Ray cluster's nodes and CPUs)."""
+    are active (and, with --ray-address, a Ray cluster's nodes and CPUs; with --providers,
+    the providers and the capability rules with their sources)."""
     from scigate.llm import providers_status
     from scigate.sandbox import protections
+
+    if providers:
+        _providers(json_out)
+        return
 
     report = {
         "python": sys.version.split()[0],
@@ -153,6 +164,41 @@ def doctor(
     console.print(t)
     if ray_address:
         _print_cluster(console, report["ray_cluster"])
+
+
+def _providers(json_out: bool) -> None:
+    """`scigate doctor --providers`: provider status and the capability table."""
+    from scigate.llm import capability_rules, providers_status
+
+    report = {"providers": providers_status(), "capability_rules": capability_rules()}
+    if json_out:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    console = Console()
+    t = Table(title="Model providers (credentials are never shown)", title_justify="left")
+    for col in ("provider", "status", "how"):
+        t.add_column(col)
+    for r in report["providers"]:
+        status = (
+            "[green]configured[/green]"
+            if r.get("configured")
+            else "[yellow]not configured[/yellow]"
+        )
+        t.add_row(str(r.get("provider")), status, inert_markup(str(r.get("how", ""))))
+    console.print(t)
+    t = Table(title="Capability rules (scigate/llm/capabilities.json)", title_justify="left")
+    for col in ("rule", "applies to", "sets", "source", "checked"):
+        t.add_column(col, overflow="fold")
+    for r in report["capability_rules"]:
+        sets = ", ".join(f"{k}={v}" for k, v in r["sets"].items())
+        t.add_row(
+            inert_markup(r["id"]),
+            inert_markup(r["applies_to"]),
+            inert_markup(sets),
+            inert_markup(f"{r['source']} ({r['source_date']})"),
+            inert_markup(str(r["checked"])),
+        )
+    console.print(t)
 
 
 def _print_cluster(console: Console, cluster: dict) -> None:

@@ -10,6 +10,7 @@ everywhere. Retries, timeouts, concurrency limits, usage, cost and call records 
 layer's job, the same for every provider.
 """
 
+from scigate.llm._capabilities import rules_report as capability_rules
 from scigate.llm._errors import ModelError
 from scigate.llm._model import Model, Recorder, set_call_limiter
 from scigate.llm._prices import estimate_cost, price_table
@@ -28,6 +29,7 @@ __all__ = [
     "StructuredResult",
     "ToolCall",
     "Usage",
+    "capability_rules",
     "check_spec",
     "estimate_cost",
     "extract_json",

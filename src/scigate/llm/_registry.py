@@ -65,9 +65,8 @@ def _env(name: str) -> bool:
 def providers_status() -> list[dict[str, Any]]:
     """For `scigate doctor`: each provider, whether it is configured, and how (the names
     of the environment variables it reads; never their values)."""
-    from scigate.llm._openai import COMPATIBLE_KEY_ENV, COMPATIBLE_URL_ENV
-
     from scigate.llm._capabilities import sdk_anthropic_version
+    from scigate.llm._openai import COMPATIBLE_KEY_ENV, COMPATIBLE_URL_ENV
 
     anthropic_how = "ANTHROPIC_API_KEY"
     if not _env("ANTHROPIC_API_KEY") and _env("ANTHROPIC_AUTH_TOKEN"):
