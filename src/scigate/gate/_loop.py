@@ -303,10 +303,10 @@ async def run_loop(
         if rounds_given:
             stored.rounds = cfg.rounds
         stored.validate()  # the stored specs need their keys now too, before any write
-        if on_resume is not None:
-            on_resume(run_id, recorded_specs(stored.model_dump()))
         cfg = stored
-        store.set_run_status(run_id, "running")
+        store.set_run_status(run_id, "running")  # refused while another process runs it
+        if on_resume is not None:  # told only once the run is ours: one line on refusal
+            on_resume(run_id, recorded_specs(stored.model_dump()))
         store.add_event(run_id, "resumed", {"rounds": cfg.rounds})
     else:
         run_id = store.create_run("gate", domain=cfg.domain, config=cfg.model_dump(), run_id=run_id)
@@ -681,8 +681,6 @@ async def rescreen(
             _refuse_untrusted(
                 f"--resume: rescreen run {run['id']}", untrusted_stored_specs(stored, cfg)
             )
-        if on_resume is not None:
-            on_resume(run["id"], recorded_specs(stored))
     # The input set is fixed by the results before this rescreen (its own are left out,
     # so a resumed rescreen sees the same candidates in the same order).
     verified = _verified_candidates(
@@ -694,7 +692,9 @@ async def rescreen(
     cfg.rounds = len(verified)
     if run is not None:
         run_id = run["id"]
-        store.set_run_status(run_id, "running")
+        store.set_run_status(run_id, "running")  # refused while another process runs it
+        if on_resume is not None:
+            on_resume(run_id, recorded_specs(stored))
     else:
         run_id = store.create_run("rescreen", domain=domain, config=cfg.model_dump())
     store.add_event(run_id, "environment", run_environment())
