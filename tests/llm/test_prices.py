@@ -39,7 +39,8 @@ def test_unknown_model_cost_is_none_never_zero():
     assert estimate_cost("python/policy.py:answer", USAGE) is None
     assert estimate_cost("openai-compatible/gpt-4o", USAGE) is None
     # a different model is not priced like a prefix of its name
-    assert estimate_cost("gpt-4o-audio-preview", USAGE) is None
+    assert estimate_cost("gpt-4o-not-a-model", USAGE) is None
+    assert estimate_cost("anthropic/claude-nonesuch-9", USAGE) is None
     assert estimate_cost("gpt-4o", Usage()) == 0.0  # a known model with no tokens costs 0
 
 
@@ -92,3 +93,38 @@ def test_providers_status_names_variables_never_values(monkeypatch):
     assert rows["openai"] == {"provider": "openai", "configured": True, "how": "OPENAI_API_KEY"}
     assert rows["anthropic"]["configured"] is True
     assert "very-secret" not in json.dumps(providers_status())
+
+
+def test_prices_come_from_genai_prices():
+    from genai_prices import Usage as GenaiUsage
+    from genai_prices import calc_price
+
+    from scigate.llm._prices import price_source
+
+    assert price_source().startswith("genai-prices ")
+    # a model the bundled table never listed is priced by the maintained package
+    assert "o3" not in price_table()
+    usage = Usage(input_tokens=1000, output_tokens=100, cached_input_tokens=200)
+    expected = calc_price(
+        GenaiUsage(input_tokens=1000, output_tokens=100, cache_read_tokens=200),
+        model_ref="o3",
+        provider_id="openai",
+    ).total_price
+    assert estimate_cost("openai/o3", usage) == pytest.approx(float(expected))
+    assert estimate_cost("openai-compatible/o3", usage) is None  # a gateway's own price
+
+
+def test_overrides_win_over_genai_prices(tmp_path, monkeypatch):
+    override = tmp_path / "prices.json"
+    override.write_text(json.dumps({"o3": {"input": 100.0, "output": 0.0}}))
+    monkeypatch.setenv("SCIGATE_PRICES", str(override))
+    assert estimate_cost("openai/o3", Usage(input_tokens=10_000)) == pytest.approx(1.0)
+
+
+def test_without_genai_prices_the_bundled_table_is_used(monkeypatch):
+    from scigate.llm import _prices
+
+    monkeypatch.setattr(_prices, "_genai_prices", lambda: None)
+    assert _prices.price_source() == "prices.json"
+    assert estimate_cost("gpt-4o", USAGE) == pytest.approx(3.25)
+    assert estimate_cost("openai/o3", USAGE) is None  # not in the bundled table: null, not 0

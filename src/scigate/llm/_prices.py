@@ -1,4 +1,11 @@
-"""Token prices (kept as data in prices.json) and cost estimates."""
+"""Token prices and cost estimates.
+
+Prices come from the maintained `genai-prices` package (pydantic/genai-prices: list prices
+per provider and model, with cache-read rates, long-context tiers and price changes over
+time), with the entries of ``$SCIGATE_PRICES`` (a JSON file of model -> USD per million
+tokens) on top. The bundled prices.json is used only when genai-prices is not installed.
+A model no source prices costs None (``null`` in the run database), never 0.
+"""
 
 from __future__ import annotations
 
@@ -53,7 +60,8 @@ def _load(override: str | None, mtime: float | None) -> dict[str, dict[str, floa
 
 
 def price_table() -> dict[str, dict[str, float]]:
-    """The price table in use: prices.json, overridden entry by entry by $SCIGATE_PRICES."""
+    """The bundled table (prices.json, used when genai-prices is not installed), overridden
+    entry by entry by $SCIGATE_PRICES."""
     override = os.environ.get(PRICES_ENV) or None
     mtime = None
     if override:
@@ -80,9 +88,63 @@ def _lookup(model: str, table: dict[str, Any]) -> dict[str, float] | None:
     return None
 
 
+@cache
+def _override_table(override: str, mtime: float | None) -> dict[str, dict[str, float]]:
+    return _read_table(Path(override))
+
+
+def _genai_prices() -> Any | None:
+    try:
+        import genai_prices
+    except ImportError:
+        return None
+    return genai_prices
+
+
+def _genai_cost(model: str, usage: Usage, genai: Any) -> float | None:
+    provider: str | None = None
+    name = model
+    for prefix in _BILLED_PROVIDERS:
+        if model.startswith(prefix):
+            provider, name = prefix.rstrip("/"), model.removeprefix(prefix)
+    if provider is None and "/" in model:
+        return None  # openai-compatible/, python/ ...: not billed at list prices
+    cached = min(usage.cached_input_tokens, usage.input_tokens)
+    try:
+        result = genai.calc_price(
+            genai.Usage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_read_tokens=cached or None,
+            ),
+            model_ref=name,
+            provider_id=provider,
+        )
+    except (LookupError, ValueError):
+        return None
+    return float(result.total_price)
+
+
+def price_source() -> str:
+    """Where prices come from, for reports: genai-prices (with its version), else prices.json."""
+    genai = _genai_prices()
+    base = f"genai-prices {genai.__version__}" if genai is not None else f"{PRICES_FILE.name}"
+    override = os.environ.get(PRICES_ENV)
+    return base + (f", overridden by {PRICES_ENV}" if override else "")
+
+
 def estimate_cost(model: str, usage: Usage) -> float | None:
     """USD cost of `usage` on `model` ("gpt-4o" or "openai/gpt-4o"); None if the price is unknown."""
-    prices = _lookup(model, price_table())
+    override = os.environ.get(PRICES_ENV) or None
+    prices = None
+    if override:
+        price_table()  # an unreadable override is BadInput
+        prices = _lookup(model, _override_table(override, Path(override).stat().st_mtime))
+    if prices is None:
+        genai = _genai_prices()
+        if genai is not None:
+            return _genai_cost(model, usage, genai)
+        prices = _lookup(model, price_table())
     if prices is None:
         return None
     cached = min(usage.cached_input_tokens, usage.input_tokens)
