@@ -24,8 +24,11 @@ vocabulary) and the reference's own type. Each kind has its rules:
   (counts) must match exactly. A stated uncertainty accepts the reply when the reference
   lies within it, as long as it is at most UNCERTAINTY_MAX_REL (5 %) of the value (a wider
   one is a hedge and only the value counts). Several different numbers are a hedge: wrong.
-- chemical: SMILES and InChI compared by canonical RDKit identity; stereo is compared when
-  the reference has stereo or the question asks for it. Tautomers are different molecules.
+- chemical: SMILES, InChI and SELFIES compared by canonical RDKit identity, InChIKeys
+  exactly; stereo is compared when the reference has stereo or the question asks for it;
+  tautomers are different molecules; names are not resolved (unjudged). Any notation of
+  the right molecule is right, except where the last tool converts into one notation
+  (SMILESToInChI, SMILEStoSELFIES): then the reply must be written in it.
 - formula: element composition after removing spaces, order free (Hill "CSi" is pymatgen's
   "C Si"); parentheses and hydrates are expanded, so "C2H5OH" is "C2H6O" (composition equal
   is right). Case is meaning: "Co" is cobalt, "CO" carbon monoxide.
@@ -237,7 +240,7 @@ def _strip_order_note(text: str) -> str:
 
 # --------------------------------------------------------------------------- the task's types
 
-_CHEMICAL_TYPES = {"SMILES", "InChI"}
+_CHEMICAL_TYPES = {"SMILES", "InChI", "InChIKey", "SELFIES"}
 _FORMULA_TYPES = {
     "Molecule Formula",
     "Hill formula",
@@ -310,25 +313,30 @@ def _type_term(name: str) -> Any:
 
 
 def _value_kind(ref: str, types: tuple[str, ...]) -> Kind:
-    """The kind of one reference value: the tool's output type where the reference fits
-    it, else the reference's own type ('text' when it has none the rules know)."""
+    """The kind of one reference value: a type of the last tool's outputs that the
+    reference fits, else the reference's own type ('text' when it has none the rules know).
+    A tool writing both a formula and a SMILES (or several numbers) is read like no tool:
+    'CO' is then the formula, 'CCO' the molecule."""
+    writes = set(types)
+    molecule = _molecule(ref) is not None or bool(_INCHIKEY.fullmatch(ref))
+    formula = _composition(ref) is not None
+    if writes & _CHEMICAL_TYPES and molecule and not (formula and writes & _FORMULA_TYPES):
+        return "chemical"
+    if writes & _FORMULA_TYPES and formula and not (molecule and _smiles_like(ref)):
+        return "formula"
     for t in types:
-        term = _type_term(t)
-        if t in _CHEMICAL_TYPES and _molecule(ref) is not None:
-            return "chemical"
-        if t in _FORMULA_TYPES and _composition(ref) is not None:
-            return "formula"
         if t in _SEQUENCE_TYPES and _in_alphabet(ref, _SEQUENCE_TYPES[t]):
             return "sequence"
         if t in _CATEGORICAL_TYPES and ref and not re.search(r"[;,\n]", ref):
             return "categorical"
+        term = _type_term(t)
         if term is not None and term.kind in ("number", "integer") and _one_quantity(ref):
             return "number"
-    if ref.startswith("InChI=") and _molecule(ref) is not None:
+    if _notation(ref) != "SMILES" and molecule:
         return "chemical"
-    if _smiles_like(ref) and _molecule(ref) is not None:
+    if molecule and _smiles_like(ref):
         return "chemical"
-    if _composition(ref) is not None:
+    if formula:
         return "formula"
     if _vocabulary_of(_norm(ref)):
         return "categorical"
@@ -729,20 +737,42 @@ def _rdkit() -> Any:
     return Chem
 
 
+_INCHIKEY = re.compile(r"[A-Z]{14}-[A-Z]{10}-[A-Z]")
+_SELFIES = re.compile(r"(?:\[[^\[\]\s]+\])+")
+
+
+def _notation(text: str) -> str:
+    """How a molecule is written: InChI, InChIKey, SELFIES (only bracketed symbols) or SMILES."""
+    t = text.strip()
+    if t.startswith("InChI="):
+        return "InChI"
+    if _INCHIKEY.fullmatch(t):
+        return "InChIKey"
+    return "SELFIES" if _SELFIES.fullmatch(t) else "SMILES"
+
+
 @functools.lru_cache(maxsize=4096)
 def _molecule(text: str) -> Any:
-    """`text` as an RDKit molecule (SMILES or InChI), or None."""
+    """`text` as an RDKit molecule (SMILES, InChI or SELFIES), or None."""
     t = text.strip()
     if not t or " " in t or len(t) > 500 or not re.search(r"[A-Za-z]", t):
         return None
     chem = _rdkit()
     if chem is None:
         return None
+    notation = _notation(t)
     try:
-        mol = chem.MolFromInchi(t) if t.startswith("InChI=") else chem.MolFromSmiles(t)
+        if notation == "InChI":
+            return chem.MolFromInchi(t)
+        if notation == "InChIKey":
+            return None
+        if notation == "SELFIES":
+            import selfies
+
+            t = selfies.decoder(t) or ""
+        return chem.MolFromSmiles(t) if t else None
     except Exception:
         return None
-    return mol
 
 
 def _smiles_like(ref: str) -> bool:
@@ -760,15 +790,25 @@ def _smiles_like(ref: str) -> bool:
 def _has_stereo(text: str) -> bool:
     if text.startswith("InChI="):
         return bool(re.search(r"/[tbms]\S", text))
-    return bool(re.search(r"[@/\\]", text))
+    return bool(re.search(r"[@/\\]", text)) and _notation(text) == "SMILES"
 
 
 def _chem_key(mol: Any, stereo: bool) -> str:
     return str(_rdkit().MolToSmiles(mol, isomericSmiles=stereo))
 
 
+def _inchikey(mol: Any) -> str | None:
+    try:
+        return str(_rdkit().MolToInchiKey(mol)) or None
+    except Exception:
+        return None
+
+
 def _molecule_candidates(pred: str) -> list[tuple[str, Any]]:
+    """The molecules (or InChIKeys, with None) the reply writes: all of it, else its words."""
     whole = pred.strip().rstrip(".").strip("`'\"")
+    if _INCHIKEY.fullmatch(whole):
+        return [(whole, None)]
     mol = _molecule(whole)
     if mol is not None:
         return [(whole, mol)]
@@ -777,7 +817,10 @@ def _molecule_candidates(pred: str) -> list[tuple[str, Any]]:
         tok = raw.strip("`'\",;:").rstrip(".")
         if tok.startswith("(") and tok.endswith(")") and tok.count("(") == 1:
             tok = tok[1:-1]
-        if len(tok) < 2 and not tok.startswith("InChI="):
+        if _INCHIKEY.fullmatch(tok):
+            out.append((tok, None))
+            continue
+        if len(tok) < 2:
             continue  # "I think" is no iodine
         mol = _molecule(tok)
         if mol is not None:
@@ -785,31 +828,52 @@ def _molecule_candidates(pred: str) -> list[tuple[str, Any]]:
     return out
 
 
+def _required_notation(ref: str, task: Task) -> str | None:
+    """The reference's notation when the last tool writes that one notation (a conversion
+    into InChI or SELFIES asks for InChI or SELFIES), else None (any notation)."""
+    notation = _notation(ref)
+    written = set(_output_types(task.tool_path)) & _CHEMICAL_TYPES
+    return notation if written == {notation} else None
+
+
 def _score_chemical(pred: str, ref: str, task: Task) -> Verdict:
-    """Canonical RDKit identity; stereo when the reference has it or the question asks."""
+    """Canonical RDKit identity (an InChIKey exactly); stereo when the reference has it or
+    the question asks; the tool's notation when the task converts into one."""
+    ref_notation = _notation(ref)
     ref_mol = _molecule(ref)
-    if ref_mol is None:
+    if ref_mol is None and ref_notation != "InChIKey":
         return _verdict("unjudged", "chemical", f"RDKit cannot read the reference {ref!r}")
     stereo = _has_stereo(ref) or bool(_STEREO_QUESTION.search(task.question or ""))
-    want = _chem_key(ref_mol, stereo)
     found = _molecule_candidates(pred)
-    keys = {_chem_key(mol, stereo): text for text, mol in found}
+    required = _required_notation(ref, task)
+    if ref_notation == "InChIKey":
+        keys = {text if mol is None else _inchikey(mol): text for text, mol in found}
+        keys.pop(None, None)
+        want = ref.strip()
+    else:
+        keys = {_chem_key(mol, stereo): text for text, mol in found if mol is not None}
+        want = _chem_key(ref_mol, stereo)
     if not keys:
         return _verdict("unjudged", "chemical", "the reply names no molecule RDKit can read")
     if len(keys) > 1:
-        return _verdict(
-            "wrong", "chemical", f"the reply names several molecules ({', '.join(keys.values())})"
-        )
+        names = ", ".join(str(v) for v in keys.values())
+        return _verdict("wrong", "chemical", f"the reply names several molecules ({names})")
     ((got, text),) = keys.items()
-    if got == want:
-        how = "" if stereo else " (stereo not compared)"
+    written = _notation(text)
+    if required is not None and written != required:
         return _verdict(
-            "correct", "chemical", f"{text} is the same molecule as {ref} (canonical {want}){how}"
+            "wrong", "chemical", f"the task asks for {required}; the reply writes {written}"
         )
-    if stereo and _chem_key(found[0][1], False) == _chem_key(ref_mol, False):
-        how = "another stereo configuration" if _has_stereo(text) else "no stereo configuration"
-        return _verdict("wrong", "chemical", f"{text} is {ref} with {how}")
-    return _verdict("wrong", "chemical", f"{text} is {ref} with a different stereo configuration")
+    if got == want:
+        how = "" if stereo or ref_notation == "InChIKey" else " (stereo not compared)"
+        same = f"{text} is the same molecule as {ref}"
+        return _verdict("correct", "chemical", f"{same} (canonical {want}){how}")
+    if ref_notation == "InChIKey":
+        how = "the same skeleton, another" if str(got)[:14] == want[:14] else "another"
+        return _verdict("wrong", "chemical", f"{text} is {how} InChIKey than {want}")
+    mol = next(m for t, m in found if t == text)
+    if stereo and _chem_key(mol, False) == _chem_key(ref_mol, False):
+        return _verdict("wrong", "chemical", f"{text} and {ref} differ in stereo")
     return _verdict(
         "wrong", "chemical", f"{text} (canonical {got}) is not {ref} (canonical {want})"
     )
@@ -978,7 +1042,7 @@ def _clean_sequence(text: str) -> str:
 
 def _in_alphabet(text: str, alphabet: str) -> bool:
     s = _clean_sequence(text)
-    return bool(s) and s.isalpha() and set(s) <= _ALPHABETS[alphabet]
+    return bool(re.fullmatch(r"[A-Z]+\*?", s)) and set(s) <= _ALPHABETS[alphabet]
 
 
 def _bare_sequence(ref: str) -> str | None:
@@ -1008,18 +1072,21 @@ def _sequence_alphabet(ref: str, task: Task) -> str:
 
 
 def _sequence_candidates(pred: str, alphabet: set[str]) -> list[str]:
-    whole = _clean_sequence(pred)
-    if whole and whole.isalpha() and set(whole) <= alphabet:
-        return [whole]
+    """The sequences the reply gives: all of it when it is one (one case, spaces and a
+    FASTA header allowed), else runs of capital words of the alphabet (lower-case words
+    only for nucleotides, and from 6 letters: "a cat" is English)."""
+    body = "".join(ln for ln in pred.strip().splitlines() if not ln.lstrip().startswith(">"))
+    letters = re.sub(r"[\s`'\"]+", "", body).rstrip(".")
+    one_case = letters.isupper() or letters.islower()
+    if re.fullmatch(r"[A-Za-z]+\*?", letters) and one_case and set(letters.upper()) <= alphabet:
+        return [letters.upper()]
+    nucleotides = not alphabet - _ALPHABETS["nucleic"]
     out, run = [], []
     for raw in [*pred.split(), ""]:
         tok = raw.strip("`'\",;:()").rstrip(".")
-        ok = (
-            tok.isalpha()
-            and set(tok.upper()) <= alphabet
-            and (tok.isupper() or (tok.islower() and len(tok) >= 6))
-        )
-        if ok:
+        lower_ok = nucleotides and tok.islower() and len(tok) >= 6
+        word = bool(re.fullmatch(r"[A-Za-z]+\*?", tok))
+        if word and set(tok.upper()) <= alphabet and (tok.isupper() or lower_ok):
             run.append(tok.upper())
             continue
         if run and len("".join(run)) >= 4:
