@@ -14,7 +14,7 @@ import pytest
 
 from scigate.errors import BadInput
 from scigate.llm import ModelCallRecord, ModelError, get_model
-from scigate.llm._capabilities import capabilities
+from scigate.llm._capabilities import capabilities, sdk_anthropic_version
 
 _spec = importlib.util.spec_from_file_location(
     "wire_conformance", Path(__file__).with_name("_wire.py")
@@ -220,3 +220,24 @@ def test_check_spec_reports_configuration_errors_up_front(monkeypatch, tmp_path)
         check_spec("openai-compatible/qwen")  # no server address
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert check_spec("openai/gpt-5.4-mini").model == "gpt-5.4-mini"
+
+
+async def test_anthropic_base_url_from_the_environment_and_the_version_header(monkeypatch):
+    # ANTHROPIC_BASE_URL is the server when the spec has no base_url; the version header is
+    # the SDK's unless ?anthropic_version= pins another, and the rules follow it
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    s = WireServer({"four": _four})
+    try:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", s.anthropic_url("four"))
+        records: list[ModelCallRecord] = []
+        model = get_model("anthropic/claude-sonnet-4-5?max_retries=0", recorder=records.append)
+        assert model.endpoint() == ("anthropic", s.anthropic_url("four"))
+        assert (await model.generate(USER, temperature=0.3)).text == "4"
+        pinned = get_model("anthropic/claude-sonnet-4-5?anthropic_version=2023-06-01")
+        assert (await pinned.generate(USER, temperature=0.3)).text == "4"
+        assert s.rejected == []
+        assert s.versions == [sdk_anthropic_version(), "2023-06-01"]
+        assert "temperature" not in s.bodies[0] and s.bodies[1]["temperature"] == 0.3
+        assert "removed sampling parameters" in records[0].settings["_adapted"][0]
+    finally:
+        s.close()

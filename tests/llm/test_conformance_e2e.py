@@ -35,6 +35,7 @@ SCRIPTS = {
     "screen": _load(TESTS / "gate/models/screens.py", "picks_largest"),
     "solver": _load(TESTS / "gate/models/solvers.py", "runs_code"),
     "generator": _load(TESTS / "gate/models/generator.py", "writes_candidates"),
+    "writer": _load(TESTS / "bench/models/writers.py", "good"),
 }
 RETRY = "retry_wait=0.01&retry_wait_max=0.05"
 FORMATS = {
@@ -173,6 +174,21 @@ def test_gates_and_generator_run_without_a_rejected_request(fmt, server, tmp_pat
     assert list(funnel["screens"].values()) == [1] and funnel["accepted"] == 1
     calls = Store(db).model_calls()
     assert {"generator", "screen", "solver"} <= {c["role"] for c in calls}
+    _clean(server)
+
+
+@pytest.mark.parametrize(
+    "fmt", ["openai-reasoning", "compatible-reasoning", "anthropic", "anthropic-opus"]
+)
+def test_the_bench_generator_runs_without_a_rejected_request(fmt, server, tmp_path):
+    from scigate.bench import BuildConfig, build
+
+    server.throttle_every = 2  # a small build makes few calls
+    config = BuildConfig(n=2, levels=[1, 2], generator=FORMATS[fmt](server, "writer"), seed=2)
+    report = build(config, tmp_path / "r.db", tmp_path / "o.jsonl")
+    assert report.accepted == 2
+    assert server.requests - server.throttled >= 2  # the writer's calls went through it
+    assert not any("temperature" in b for b in server.bodies)
     _clean(server)
 
 
