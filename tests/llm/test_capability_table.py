@@ -85,7 +85,6 @@ def test_a_table_without_sources_fails_the_check(tmp_path):
 # -- family rules whatever the prefix ---------------------------------------------------------
 
 
-
 @pytest.mark.parametrize("provider", ["openai", "openai-compatible"])
 @pytest.mark.parametrize("model", ["gpt-5.4-mini", "gpt-5.5", "o3", "o4-mini", "openai/gpt-5.2"])
 def test_openai_reasoning_rules_apply_under_any_prefix(provider, model):
