@@ -38,6 +38,8 @@ ROWS = [
     ("A or B", "A", _CHOICE, "choice", "wrong"),
     ("Answer: (A)", "A", _CHOICE, "choice", "correct"),
     ("I cannot tell", "A", _CHOICE, "choice", "unjudged"),
+    ("a plausible essay", "A", _CHOICE, "choice", "unjudged"),  # an article, not option A
+    ("Option A: 2.858", "A", _CHOICE, "choice", "correct"),
     ("OCCCC", "B", {"options": _SMILES_MC}, "choice", "correct"),  # the same molecule as B
     ("CCCCO", "B", {"options": _SMILES_MC}, "choice", "correct"),
     ("(A)", "B", {"options": _SMILES_MC}, "choice", "wrong"),
@@ -87,6 +89,11 @@ ROWS = [
     ("1.12 eV", "1.12", _GAP, "number", "correct"),
     ("1.12 J", "1.12", _GAP, "number", "wrong"),
     ("0.05 eV/atom", "0.05 eV", {}, "number", "wrong"),
+    ("8.93 A", "8.93 Å", {}, "number", "correct"),  # a plain A for a length is Å
+    ("154 pm", "1.54 Å", {}, "number", "correct"),
+    ("1.10 Å", "1.10", {"question": "What is the bond length in N2?"}, "number", "correct"),
+    ("46.07 g/mol", "46.07", {"question": "Which compound(s) weigh most?"}, "number", "correct"),
+    ("0.046069", "46.069 g/mol", {"question": "Its molar mass in kg/mol?"}, "number", "correct"),
     ("0.0012", "0.001", {"question": "Give it to 3 decimal places."}, "number", "correct"),
     ("0.0012", "0.001", {}, "number", "wrong"),  # 20 % off without a stated precision
     ("45.09", "45.085", {"question": "Round to two decimal places."}, "number", "correct"),

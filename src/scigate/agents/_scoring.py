@@ -361,7 +361,7 @@ _QUANTITY = re.compile(rf"(?<![A-Za-z_\d.])(?P<m>{_MANTISSA})(?:{_EXPONENT})?{_U
 _NOT_UNITS = {
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "if", "in",
     "is", "it", "its", "of", "on", "or", "per", "so", "than", "that", "the", "then",
-    "this", "to", "was", "which", "with", "am", "pm",
+    "this", "to", "was", "which", "with", "am",
 }  # fmt: skip
 _PER_ENTITY = re.compile(r"\s*/\s*(atom|f\.?\s?u\.?|formula unit|site|molecule)s?\.?$", re.I)
 _DIMS = (
@@ -450,18 +450,38 @@ def _pint_unit(text: str) -> tuple[float, float, tuple[int, ...]] | None:
     return float(one.magnitude - zero.magnitude), float(zero.magnitude), dims
 
 
+# Spellings the vocabulary and replies use that the own unit table writes otherwise.
+_UNIT_WORDS = {
+    "kelvins?": "K",
+    "angstroms?": "Å",
+    "(?:degrees? )?celsius": "°C",
+    "degrees? C": "°C",
+    "square Å": "Å^2",
+    "cubic Å": "Å^3",
+    "mAh": "mA*h",
+    "Ah": "A*h",
+}
+
+
 @functools.lru_cache(maxsize=4096)
 def _unit(text: str) -> _Unit | None:
     """`text` read as a unit expression, or None."""
     t = _plain(text).strip().rstrip(".,:")
-    if not t or re.match(r"[\d.+-]", t) or t.split()[0].lower() in _NOT_UNITS:
-        return None
+    first = t.split()[0] if t else ""
+    if (
+        not t
+        or re.match(r"[\d.+-]", t)
+        or (first if len(first) == 1 else first.lower()) in _NOT_UNITS
+    ):
+        return None  # "a" is an article, "A" an ampere (or an Å written plainly)
     per = ""
     m = _PER_ENTITY.search(t)
     if m:
         per = re.sub(r"[\s.]", "", m.group(1).lower()).replace("formulaunit", "fu")
         t = t[: m.start()].strip()
     t = t.replace("·", "*").replace("⋅", "*").replace("×", "*")
+    for word, symbol in _UNIT_WORDS.items():
+        t = re.sub(rf"(?<![A-Za-z]){word}(?![A-Za-z])", symbol, t)
     parsed = _own_unit(t) or _pint_unit(t)
     if parsed is None:
         return None
@@ -562,17 +582,24 @@ def _stated_tolerance(question: str, ref: _Quantity, value: float) -> tuple[floa
 
 
 def _question_units(question: str) -> list[_Unit]:
-    """Units the question names: 'in g/mol', '(eV)', '[Å]', 'units of kJ/mol'."""
+    """Units the question names: 'in g/mol', '(eV)', '[Å]', 'units of kJ/mol'. Not a
+    formula with a count ('in N2' is no N^2) and not a parenthesis glued to a word
+    ('compound(s)'); a lone letter in brackets only for the usual K, V, J, W, L, g, m."""
     found = []
     q = _plain(question)
     patterns = (
         r"\b(?:in|units?\s+of|expressed\s+in|measured\s+in)\s+([^\s,;?()]+(?:\s*/\s*[^\s,;?()]+)?)",
-        r"\(\s*(?:in\s+)?([^()]{1,20}?)\s*\)",
-        r"\[\s*([^\[\]]{1,20}?)\s*\]",
+        r"(?<![^\s])\(\s*(?:in\s+)?([^()]{1,20}?)\s*\)",
+        r"(?<![^\s])\[\s*([^\[\]]{1,20}?)\s*\]",
     )
-    for pattern in patterns:
+    for n, pattern in enumerate(patterns):
         for m in re.finditer(pattern, q):
-            unit = _unit(m.group(1).rstrip(".?:"))
+            text = m.group(1).rstrip(".?:")
+            if re.search(r"\d", text) and _composition(text) is not None:
+                continue
+            if n and len(text) == 1 and text not in "KVJWLgm":
+                continue
+            unit = _unit(text)
             if unit is not None:
                 found.append(unit)
     return found
@@ -659,6 +686,13 @@ def _compare_quantity(
     target_text = f" {target.text}" if target is not None else ""
     if q.unit is not None and target is not None:
         converted = _convert(value, q.unit, target)
+        angstrom = _unit(re.sub(r"(?<![A-Za-z])A(?![A-Za-z])", "Å", q.unit_text or ""))
+        if converted is None and angstrom is not None and _convert(1.0, angstrom, target):
+            # "8.93 A" for a length is 8.93 Å, not amperes
+            q = _Quantity(
+                value, q.mantissa, q.exponent, angstrom, angstrom.text, unc, q.start, q.end
+            )
+            converted = _convert(value, angstrom, target)
         if converted is None:
             reference = rq.shown() if rq.unit else f"{rq.shown()}{target_text}"
             return _verdict(
@@ -1381,9 +1415,11 @@ def _letter(text: str, options: dict[str, str]) -> tuple[str | None, str]:
     """The option letter the reply names and the rest of the reply beside it."""
     t = text.strip()
     letters = {k.upper(): k for k in options}
-    m = re.match(r"^\(?\s*([A-Za-z])\s*(?:[).:\]]|$|\s)", t)
-    if m and m.group(1).upper() in letters:
-        return letters[m.group(1).upper()], t[m.end() :]
+    # a capital alone or before a space; a small letter only before ")", ".", ":" or the
+    # end ("a plausible essay" is an article, not option A)
+    m = re.match(r"^\(?\s*(?:([A-Z])\s*(?:[).:\]]|$|\s)|([a-z])\s*(?:[).:\]]|$))", t)
+    if m and (m.group(1) or m.group(2)).upper() in letters:
+        return letters[(m.group(1) or m.group(2)).upper()], t[m.end() :]
     m = re.search(r"\b(?:option|answer|choice)\s*(?:is\s*)?\(?([A-Za-z])\)?(?![A-Za-z])", t, re.I)
     if m and m.group(1).upper() in letters:
         return letters[m.group(1).upper()], t[: m.start()] + " " + t[m.end() :]
