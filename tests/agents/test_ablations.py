@@ -164,7 +164,8 @@ async def test_checkpoints_track_the_memory_as_accumulation_proceeds(tools, embe
     assert skills == sorted(skills) and skills[-1] >= 1
     # the first task explored an unknown tool and migrated it; later test tasks reuse the skill
     assert stages[-1]["acquired_tools"] >= 1 and stages[-1]["skill_hit"] > 0
-    assert all(s["plan_accuracy"] is not None for s in stages)
+    # the tasks have no reference path: no plan to score, n/a (issue 20), never a number
+    assert all(s["plan_accuracy"] is None for s in stages)
 
 
 def test_eval_cli_reports_checkpoints(tools, tmp_path, capsys):

@@ -106,7 +106,8 @@ def test_agent_run_uses_the_chosen_embedder_everywhere(embeddings_server, tmp_pa
     # distills a skill (which split and arm it plays is not what this test is about)
     args += ["--gate", "exploit"]
     args += ["--embedder", "openai/text-embedding-3-small", "--memory", str(memory)]
-    args += ["--parameter", "CCO", "--json", COMPLEX]
+    # the reference answer: Evo learns only from a reply judged right (issue 20)
+    args += ["--parameter", "CCO", "--answer", "46.07", "--json", COMPLEX]
     app(args=args, standalone_mode=False)
     embedded = [t for r in embeddings_server for t in r["input"]]
     assert {r["model"] for r in embeddings_server} == {"text-embedding-3-small"}

@@ -118,7 +118,8 @@ async def test_a_failing_judge_or_model_call_marks_only_its_task(tools, embedder
     assert "agent server down" in result.rows[4]["error"]
     overall = result.summary["overall"]
     assert overall["errors"] == 2 and overall["unjudged"] == 1
-    assert overall["answer"]["mean"] == pytest.approx(20.0)  # 1 of 5
+    assert overall["answer"]["mean"] == pytest.approx(50.0)  # 1 of 2 judged (issue 20)
+    assert overall["answer_lower_bound"]["mean"] == pytest.approx(20.0)  # 1 of 5
     assert overall["answer_decided"]["mean"] == pytest.approx(50.0)  # 1 of 2 decided
     written = (tmp_path / "out" / "rows.jsonl").read_text().splitlines()
     assert [json.loads(line)["status"] for line in written] == statuses
@@ -323,8 +324,11 @@ async def test_failures_during_accumulation_do_not_abort_the_evaluation(tools, e
     model = get_model(f"python/{wrapper}:policy")
     judge = get_model(f"python/{wrapper}:judge")
     test = [Task(question="What is the molecular weight of CCO?", parameter="CCO", answer="46.07")]
+    # words the rules leave to the judge (the typed rules of issue 20 read "about 46 g/mol")
     free_text = Task(
-        question="What is the molecular weight of CCO?", parameter="CCO", answer="about 46 g/mol"
+        question="What is the molecular weight of CCO?",
+        parameter="CCO",
+        answer="forty-six grams per mole",
     )
     poisoned = Task(question="What is the poisoned weight of CCO?", parameter="CCO", answer="1")
     config = EvalConfig(method="evo", known_ratio=1.0)

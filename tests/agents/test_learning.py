@@ -138,9 +138,14 @@ async def test_over_a_run_the_unknown_arm_is_played(tools, embedder, tmp_path):
     model = get_model(spec("policy"))
     question = "What is the InChIKey and the molecular weight of the molecule with SMILES {}?"
     arms = []
+
+    async def scored(task, traj):  # a decided score (issue 20: an unscored task teaches nothing)
+        return False
+
     for smiles in ("CCO", "CCN", "CCC"):
         ctx = AgentContext(model=model, space=agent.space)
-        traj = await agent.solve(ctx, Task(question=question.format(smiles), parameter=smiles))
+        task = Task(question=question.format(smiles), parameter=smiles)
+        traj = await agent.solve(ctx, task, reward=scored)
         arms += [d.arm for d in traj.decisions]
     assert "unknown" in arms and "known" in arms
     assert agent.gate.plays["unknown"] >= 1

@@ -6,11 +6,14 @@ every checkpoint starts from what accumulation alone built). Each checkpoint rep
 
 - acquired tools: tools migrated from the unknown set into the known graph so far;
 - skills: skills in the library so far;
-- skill hit: % of test tasks answered correctly through a stored skill (the skill route);
-- plan accuracy: % of test tasks whose tool chain equals the reference (Tool accuracy);
+- skill hit: % of the judged test tasks answered correctly through a stored skill (the
+  skill route);
+- plan accuracy: % of the test tasks with a reference path whose tool chain equals it
+  (Tool accuracy; None when no task has a reference path);
 - unknown-tool hit: % of the reference chains' tools that were unknown at the start of
   accumulation and appear in the predicted chain (None when no reference tool was unknown);
-- answer accuracy, next to them.
+- answer accuracy over the judged answers, next to them (None when none was judged), with
+  the unjudged and errored tasks counted beside it.
 
 Accumulation's pass of experience deduplication runs after each slice rather than once
 at the end; deduplication only removes near-copies, so the final pool is the same up to
@@ -49,15 +52,19 @@ def checkpoint_stats(rows: list[dict[str, Any]], initially_unknown: set[str]) ->
             if tool in initially_unknown:
                 unknown_refs += 1
                 hits += tool in predicted
+    judged = [r for r in rows if r.get("answer_correct") is not None]
     return {
         "skill_hit": _pct(
-            [float(r["route"] == "skill" and r["answer_correct"] == 1.0) for r in rows]
+            [float(r["route"] == "skill" and r["answer_correct"] == 1.0) for r in judged]
         ),
-        "plan_accuracy": _pct([float(r["tool_exact"] or 0.0) for r in rows]),
+        # as in the evaluation: a task without a reference path has no plan to score
+        "plan_accuracy": _pct(
+            [float(r["tool_exact"]) for r in rows if r.get("tool_exact") is not None]
+        ),
         "unknown_tool_hit": 100.0 * hits / unknown_refs if unknown_refs else None,
         "unknown_reference_tools": unknown_refs,
-        # as in the evaluation's Answer: unjudged and errored tasks count as not correct
-        "answer_accuracy": _pct([float(r["answer_correct"] == 1.0) for r in rows]),
+        # as in the evaluation's Answer: over the judged answers, never folding the others in
+        "answer_accuracy": _pct([float(r["answer_correct"] == 1.0) for r in judged]),
         "unjudged": sum(r.get("status") == "unjudged" for r in rows),
         "errors": sum(r.get("status") == "error" for r in rows),
     }

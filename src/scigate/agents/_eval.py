@@ -20,11 +20,18 @@ from scigate._tmp import scigate_tempdir
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
 from scigate.agents._evaldir import ROWS, EvalDir, atomic_write
-from scigate.agents._evo import EvoAgent, EvoConfig, reference_reward
+from scigate.agents._evo import (
+    EvoAgent,
+    EvoConfig,
+    alias_table,
+    path_matches,
+    reference_reward,
+    strict_reward,
+)
 from scigate.agents._parse import final_answer
 from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
-from scigate.agents._scoring import answer_match, canonical_names, parse_judge_reply, tool_scores
+from scigate.agents._scoring import canonical_names, parse_judge_reply, score_answer, tool_scores
 from scigate.agents._toolrun import ExecutorToolRunner
 from scigate.agents._toolspace import ToolSpace
 from scigate.errors import BadInput
@@ -49,9 +56,12 @@ def load_bench(path: str | Path) -> list[Task]:
         if not isinstance(raw.get("question"), str) or not raw["question"].strip():
             raise BadInput(f"{p}:{no}: missing 'question'")
         path_value = raw.get("tool_path", raw.get("Standard_Toolpath", []))
-        if isinstance(path_value, str):
-            path_value = [path_value]
+        if isinstance(path_value, str):  # SciToolEval writes some paths as "A, B"
+            path_value = [v.strip() for v in path_value.split(",") if v.strip()]
+        # SciToolEval's answer files name the reference `final_answer`
         answer = raw.get("answer")
+        if answer is None:
+            answer = raw.get("final_answer")
         try:
             tasks.append(
                 Task(
@@ -73,29 +83,43 @@ def load_bench(path: str | Path) -> list[Task]:
     return tasks
 
 
-def alias_table(tools: dict[str, Tool]) -> dict[str, str]:
-    """Lower-case tool names and SciToolKG aliases → library tool names."""
-    table = {}
-    for name, t in tools.items():
-        for a in t.spec.aliases:
-            table[a.lower()] = name
-        table[name.lower()] = name
-    return table
+@dataclass
+class AnswerVerdict:
+    """How one answer was decided. `outcome`: correct | wrong | unjudged | no-reference;
+    `how`: rule | llm | unjudged (no judge, or an empty reply) | unjudged-reply (the
+    judge's reply gave no readable decision) | no-reference; `kind` and `reason` are the
+    rules' (the judge's decision appended when it was asked); `judge_reply` is its text."""
+
+    outcome: str
+    how: str
+    kind: str | None
+    reason: str
+    judge_reply: str | None = None
+
+    @property
+    def verdict(self) -> bool | None:
+        return {"correct": True, "wrong": False}.get(self.outcome)
+
+    def record(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "by": self.how, "kind": self.kind, "reason": self.reason}
 
 
-async def judge_answer(
+async def assess_answer(
     judge: ModelLike | None, task: Task, predicted: str | None
-) -> tuple[bool | None, str]:
-    """(verdict, how): by rule when the rules decide; else by the LLM judge with the
-    Appendix D prompt, its reply read strictly; else None ("unjudged", or "no-reference"
-    when the task has no answer). A failing judge call raises: the caller decides."""
-    decided = answer_match(predicted, task)
-    if decided is not None:
-        return decided, "rule"
+) -> AnswerVerdict:
+    """The answer decided by the rules (`score_answer`) where they can; else by the LLM
+    judge, if there is one, with the Appendix D prompt and its reply read strictly; else
+    `unjudged`, never right or wrong. A failing judge call raises: the caller decides."""
     if task.answer is None:
-        return None, "no-reference"
+        return AnswerVerdict(
+            "no-reference", "no-reference", None, "the task has no reference answer"
+        )
+    rules = score_answer(predicted, task.answer, task)
+    if rules.outcome != "unjudged":
+        return AnswerVerdict(rules.outcome, "rule", rules.kind, rules.reason)
     if judge is None or not predicted:
-        return None, "unjudged"
+        why = "no judge configured" if judge is None else "empty reply"
+        return AnswerVerdict("unjudged", "unjudged", rules.kind, f"{rules.reason}; {why}")
     out = await judge.generate(
         [
             {"role": "system", "content": JUDGE_SYSTEM},
@@ -110,8 +134,27 @@ async def judge_answer(
         ],
         temperature=0,
     )
-    verdict = parse_judge_reply(out.text)
-    return verdict, ("llm" if verdict is not None else "unjudged-reply")
+    decided = parse_judge_reply(out.text)
+    if decided is None:
+        return AnswerVerdict(
+            "unjudged",
+            "unjudged-reply",
+            rules.kind,
+            f"{rules.reason}; the judge's reply gave no readable decision",
+            out.text,
+        )
+    outcome = "correct" if decided else "wrong"
+    said = "Yes" if decided else "No"
+    return AnswerVerdict(outcome, "llm", rules.kind, f"{rules.reason}; judge: {said}", out.text)
+
+
+async def judge_answer(
+    judge: ModelLike | None, task: Task, predicted: str | None
+) -> tuple[bool | None, str]:
+    """(verdict, how) of `assess_answer`: True/False when the rules or the judge decided,
+    None when unjudged or the task has no reference answer."""
+    a = await assess_answer(judge, task, predicted)
+    return a.verdict, a.how
 
 
 @dataclass
@@ -140,12 +183,14 @@ class EvalResult:
     accumulation: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _mean_std(values: list[float]) -> dict[str, float]:
+def _mean_std(values: list[float]) -> dict[str, float | None]:
+    """Mean and sample standard deviation of per-run values (in %): the mean None when no
+    run had anything to score, the sd None with fewer than two such runs."""
     if not values:
-        return {"mean": 0.0, "std": 0.0}
+        return {"mean": None, "std": None}
     return {
         "mean": statistics.fmean(values),
-        "std": statistics.pstdev(values) if len(values) > 1 else 0.0,
+        "std": statistics.stdev(values) if len(values) > 1 else None,
     }
 
 
@@ -153,50 +198,84 @@ def _status(row: dict[str, Any]) -> str:
     """A row's answer status (rows written before statuses existed: from answer_correct)."""
     if row.get("status"):
         return str(row["status"])
+    if row.get("reference_answer", "") is None:
+        return "no-reference"
     return "correct" if row.get("answer_correct") else "wrong"
 
 
+def _tool_value(row: dict[str, Any], key: str) -> float | None:
+    """A tool score of a row, None when the task has no reference path (rows written
+    before n/a existed scored an empty path too)."""
+    if row.get(key) is None or not row.get("reference_chain"):
+        return None
+    return float(row[key])
+
+
+def _unpriced(row: dict[str, Any]) -> int:
+    if "unpriced_calls" in row:
+        return int(row["unpriced_calls"])
+    return int(row.get("calls", 0)) if row.get("cost") is None else 0
+
+
+DEFINITIONS = {
+    "tool": "% of the tasks with a reference tool path whose chain equals it (both chains "
+    "normalised alike; a made-up tool name counts against it); tool_set_f1 and tool_lcs "
+    "over the same tasks",
+    "answer": "% correct of the answers the rules or the judge decided; unjudged answers, "
+    "errors and tasks without a reference answer are counted beside it, never in it",
+    "answer_decided": "the same as answer (its name before issue 20)",
+    "answer_lower_bound": "% correct of the tasks with a reference answer, unjudged answers "
+    "and errors counted as not correct",
+    "mean, std": "mean over runs of each run's accuracy; std is the sample standard "
+    "deviation over those runs (None with fewer than two), runs says how many; mean None "
+    "(n/a) when no task had anything to score",
+    "api_cost": "USD per task over all tasks, unpriced calls counted as 0 (unpriced_calls "
+    "says how many); None when no call was priced",
+}
+
+
 def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
-    """Overall and per-level accuracies (mean ± std over runs, in %), the counts of
-    errors and unjudged answers beside them, and cost per task.
+    """Overall and per-level accuracies (mean ± sample sd over runs, in %) with the counts
+    beside them, and cost per task; see `DEFINITIONS`. A metric with nothing to score
+    (no reference answer, no reference path) is None ("n/a"), never 0 or 100."""
 
-    `answer` counts unjudged answers and errors as not correct (a lower bound);
-    `answer_decided` is the accuracy over the answers the rules or the judge decided."""
-
-    def acc(sel: list[dict[str, Any]], key: str) -> dict[str, float]:
-        per_run = []
+    def per_run(sel: list[dict[str, Any]], value: Callable[[dict[str, Any]], Any]) -> list[float]:
+        out = []
         for r in range(runs):
-            vals = [float(x[key]) for x in sel if x["run"] == r]
+            vals = [v for x in sel if x["run"] == r and (v := value(x)) is not None]
             if vals:
-                per_run.append(100.0 * statistics.fmean(vals))
-        return _mean_std(per_run)
+                out.append(100.0 * statistics.fmean(vals))
+        return out
 
-    def answer_acc(sel: list[dict[str, Any]], decided_only: bool) -> dict[str, float]:
-        keep = {"correct", "wrong"} if decided_only else {"correct", "wrong", "unjudged", "error"}
-        per_run = []
-        for r in range(runs):
-            statuses = [_status(x) for x in sel if x["run"] == r]
-            statuses = [st for st in statuses if st in keep]
-            if statuses:
-                per_run.append(100.0 * statuses.count("correct") / len(statuses))
-        return _mean_std(per_run)
+    judged = {"correct": 1.0, "wrong": 0.0}
+    bound = {**judged, "unjudged": 0.0, "error": 0.0}
 
     def block(sel: list[dict[str, Any]]) -> dict[str, Any]:
         statuses = [_status(x) for x in sel]
+        tool = per_run(sel, lambda x: _tool_value(x, "tool_exact"))
+        answer = per_run(sel, lambda x: judged.get(_status(x)))
+        lower = per_run(sel, lambda x: bound.get(_status(x)))
         return {
             "n": len({x["index"] for x in sel}),
-            "tool": acc(sel, "tool_exact"),
-            "tool_set_f1": acc(sel, "tool_set_f1"),
-            "tool_lcs": acc(sel, "tool_lcs"),
-            "answer": answer_acc(sel, decided_only=False),
-            "answer_decided": answer_acc(sel, decided_only=True),
-            "errors": statuses.count("error"),
+            "tool": _mean_std(tool),
+            "tool_set_f1": _mean_std(per_run(sel, lambda x: _tool_value(x, "tool_set_f1"))),
+            "tool_lcs": _mean_std(per_run(sel, lambda x: _tool_value(x, "tool_lcs"))),
+            "answer": _mean_std(answer),
+            "answer_decided": _mean_std(answer),
+            "answer_lower_bound": _mean_std(lower),
+            "runs": {"tool": len(tool), "answer": len(answer), "answer_lower_bound": len(lower)},
+            # counts over all runs' rows
+            "tool_scored": sum(_tool_value(x, "tool_exact") is not None for x in sel),
+            "correct": statuses.count("correct"),
+            "judged": statuses.count("correct") + statuses.count("wrong"),
             "unjudged": statuses.count("unjudged"),
+            "errors": statuses.count("error"),
+            "no_reference": statuses.count("no-reference"),
         }
 
     levels = sorted({r["level"] for r in rows if r["level"] is not None})
     n = max(1, len(rows))
-    costs = [r["cost"] for r in rows if r["cost"] is not None]
+    costs = [r["cost"] for r in rows if r.get("cost") is not None]
     return {
         "overall": block(rows),
         "levels": {str(lv): block([r for r in rows if r["level"] == lv]) for lv in levels},
@@ -207,7 +286,10 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
             "total_tokens": sum(r["input_tokens"] + r["output_tokens"] for r in rows) / n,
             "model_latency": sum(r["latency"] for r in rows) / n,
             "wall_seconds": sum(r["wall_seconds"] for r in rows) / n,
-            "api_cost": (sum(costs) / len(costs)) if costs else None,
+            # over all tasks: an unpriced call adds nothing, and is counted beside it
+            "api_cost": (sum(costs) / n) if costs else None,
+            "unpriced_calls": sum(_unpriced(r) for r in rows),
+            "tasks": len(rows),
             "estimated_tokens": any(r["estimated_tokens"] for r in rows),
             "reranker_calls": sum(r.get("reranker_calls", 0) for r in rows) / n,
             "reranker_tokens": sum(
@@ -215,12 +297,40 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
             )
             / n,
         },
+        "definitions": DEFINITIONS,
     }
 
 
 def errors_dominate(summary: dict[str, Any], rows: int) -> bool:
     """More than half of the tasks ended in an error (the CLI then exits 1)."""
     return rows > 0 and summary["overall"]["errors"] * 2 > rows
+
+
+def accumulation_problem(accumulation: list[dict[str, Any]]) -> str | None:
+    """One line when a knowledge accumulation failed or learned nothing (the CLI then
+    exits 1): it stopped on an error, had no training task, or no training task was
+    judged a success (so no skill, experience or migrated tool came from it)."""
+    problems = []
+    for entry in accumulation:
+        if "memory" in entry:
+            continue
+        run = f"run {entry['run']}"
+        judge_errors = entry.get("judge_errors") or []
+        failed = f"; {len(judge_errors)} judge call(s) failed" if judge_errors else ""
+        if entry.get("error"):
+            problems.append(f"{run}: {entry['error']}{failed}")
+        elif not entry.get("tasks"):
+            problems.append(f"{run}: the training set has no tasks")
+        elif entry.get("base_successes", 0) + entry.get("exploratory_successes", 0) == 0:
+            problems.append(
+                f"{run}: none of {entry['tasks']} training tasks was solved "
+                f"({entry.get('failures', 0)} wrong, {entry.get('unjudged', 0)} unjudged"
+                f"{failed}), nothing was learned"
+            )
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more run(s))" if len(problems) > 1 else ""
+    return f"knowledge accumulation failed, {problems[0]}{more}"
 
 
 def _judge_for_training(
@@ -273,10 +383,18 @@ async def score_task(
     aliases: dict[str, str],
 ) -> tuple[dict[str, Any], Trajectory]:
     """Run and score one task. A failing model or judge call makes the row's status
-    `error` with the reason; it never propagates (bad input and interrupts do)."""
+    `error` with the reason; it never propagates (bad input and interrupts do).
+
+    Evo learns from the task only after it is scored, from the strict score the row
+    reports (the answer as the rules or the judge decided it and, with a reference path,
+    the chain): a chain that merely ran, or an unjudged answer, teaches nothing."""
     started = time.perf_counter()
+    evo = agent is not None and config.method == "evo"
     try:
-        traj = await run_method(config.method, ctx, task, agent)
+        if evo:
+            traj = await agent.solve(ctx, task, learn=False)  # type: ignore[union-attr]
+        else:
+            traj = await run_method(config.method, ctx, task, agent)
     except BadInput:
         raise
     except Exception as exc:  # one broken task must not lose the run
@@ -288,10 +406,46 @@ async def score_task(
             events=ctx.events,
         )
     traj.wall_seconds = time.perf_counter() - started
-    row = await score_trajectory(
-        task, traj, run=run, index=index, judge=judge, aliases=aliases, reranker=ctx.reranker_usage
-    )
+    verdict, error = await _assess(task, traj, judge)
+    learned = None
+    if evo and error is None:
+        assert agent is not None and verdict is not None
+        checks = [] if (path := path_matches(task, traj, aliases)) is None else [path]
+        if task.answer is not None:
+            checks.append(verdict.verdict)
+        reward = strict_reward(checks)
+        began = time.perf_counter()
+        try:
+            out = await agent.learn_from(ctx, traj, reward)
+            learned = {
+                "reward": reward,
+                "updated": out is not None,
+                "skill": (out or {}).get("skill"),
+                "migrated": (out or {}).get("migrated", []),
+            }
+        except BadInput:
+            raise
+        except Exception as exc:
+            error = f"learning: {_reason(exc)}"
+        traj.wall_seconds += time.perf_counter() - began
+    row = _row(task, traj, verdict, error, run=run, index=index, aliases=aliases)
+    row["learned"] = learned
+    _add_reranker(row, ctx.reranker_usage)
     return row, traj
+
+
+async def _assess(
+    task: Task, traj: Trajectory, judge: ModelLike | None
+) -> tuple[AnswerVerdict | None, str | None]:
+    """(the answer's verdict, None) or (None, the error: the method's or the judge's)."""
+    if traj.error is not None:
+        return None, traj.error
+    try:
+        return await assess_answer(judge, task, traj.answer), None
+    except BadInput:
+        raise
+    except Exception as exc:
+        return None, f"judge: {_reason(exc)}"
 
 
 async def score_trajectory(
@@ -306,30 +460,40 @@ async def score_trajectory(
 ) -> dict[str, Any]:
     """The row of one finished trajectory: its answer judged (a failing judge makes the
     status `error`), its tool chain scored, its cost."""
-    error = traj.error
-    verdict: bool | None = None
-    how = "error"
-    if error is None:
-        try:
-            verdict, how = await judge_answer(judge, task, traj.answer)
-        except BadInput:
-            raise
-        except Exception as exc:
-            error, how = f"judge: {_reason(exc)}", "judge-error"
+    verdict, error = await _assess(task, traj, judge)
+    row = _row(task, traj, verdict, error, run=run, index=index, aliases=aliases)
+    _add_reranker(row, reranker)
+    return row
+
+
+def _row(
+    task: Task,
+    traj: Trajectory,
+    verdict: AnswerVerdict | None,
+    error: str | None,
+    *,
+    run: int,
+    index: int,
+    aliases: dict[str, str],
+) -> dict[str, Any]:
+    """One task's record: both chains as scored (n/a tool scores without a reference
+    path), the answer's verdict (who decided, the answer kind, the reason, the judge's
+    reply), its cost (with the calls that had no price)."""
     if error is not None:
-        status = "error"
-    elif how == "no-reference":
-        status = "no-reference"
-    elif verdict is None:
-        status = "unjudged"
+        status, how = "error", ("judge-error" if error.startswith("judge: ") else "error")
     else:
-        status = "correct" if verdict else "wrong"
-    predicted = canonical_names(traj.chain, aliases)
+        assert verdict is not None
+        status, how = verdict.outcome, verdict.how
+    decided = None if verdict is None or error is not None else verdict.verdict
+    predicted = canonical_names(traj.scored_chain, aliases)
     reference = canonical_names(task.tool_path, aliases)
-    ts = tool_scores(predicted, reference)
+    ts: dict[str, float | None] = (
+        tool_scores(predicted, reference)
+        if reference
+        else {"exact": None, "set_f1": None, "lcs": None}
+    )
     u: Usage = traj.usage
-    r: Usage = reranker or Usage()
-    row = {
+    return {
         "run": run,
         "index": index,
         "line": task.line,
@@ -337,6 +501,7 @@ async def score_trajectory(
         "domain": task.domain,
         "question": task.question,
         "predicted_chain": predicted,
+        "executed_chain": canonical_names(traj.chain, aliases),
         "reference_chain": reference,
         "tool_exact": ts["exact"],
         "tool_set_f1": ts["set_f1"],
@@ -344,24 +509,33 @@ async def score_trajectory(
         "answer": traj.answer,
         "reference_answer": task.answer,
         "status": status,
-        "answer_correct": None if verdict is None else float(verdict),
+        "answer_correct": None if decided is None else float(decided),
         "judged_by": how,
+        "verdict": None if verdict is None or error is not None else verdict.record(),
+        "judge_reply": None if verdict is None else verdict.judge_reply,
+        "learned": None,  # Evo: the reward it learned from and what it added
         "route": traj.route,
         "executed_ok": traj.executed_ok,
         "error": error,
         "calls": u.calls,
+        "unpriced_calls": u.unpriced_calls,
         "input_tokens": u.input_tokens,
         "output_tokens": u.output_tokens,
         "latency": u.latency,
         "cost": u.cost,
         "estimated_tokens": u.estimated_tokens,
-        "reranker_calls": r.calls,
-        "reranker_input_tokens": r.input_tokens,
-        "reranker_output_tokens": r.output_tokens,
         "wall_seconds": traj.wall_seconds,
         "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
     }
-    return row
+
+
+def _add_reranker(row: dict[str, Any], reranker: Usage | None) -> None:
+    r = reranker or Usage()
+    row.update(
+        reranker_calls=r.calls,
+        reranker_input_tokens=r.input_tokens,
+        reranker_output_tokens=r.output_tokens,
+    )
 
 
 def _digest(value: Any) -> str:
@@ -509,7 +683,7 @@ async def evaluate(
             embedder=embedder,
         )
         try:
-            if train and config.accumulate and run not in accumulated:
+            if train is not None and config.accumulate and run not in accumulated:
                 ctx = context(agent.space)
                 judge_errors: list[str] = []
                 async with semaphore:
@@ -578,8 +752,64 @@ async def evaluate(
     )
 
 
-def _pm(block: dict[str, float]) -> str:
-    return f"{block['mean']:.2f} ± {block['std']:.2f}"
+def _pm(metric: dict[str, float | None], over: int | None = None, runs: int | None = None) -> str:
+    """ "62.50 ± 3.10" (± the sample sd over runs), "62.50" when there is no sd (one run),
+    "n/a" when nothing was scored; "(n=1)" when fewer runs than the evaluation's had
+    anything to score."""
+    if metric.get("mean") is None:
+        return "n/a"
+    text = f"{metric['mean']:.2f}"
+    if metric.get("std") is not None:
+        text += f" ± {metric['std']:.2f}"
+    if over is not None and runs is not None and over < runs:
+        text += f" (n={over})"
+    return text
+
+
+def spread_label(runs: int) -> str:
+    """What the ± is: "sample sd, n=3 runs" (no sd with one run)."""
+    return f"sample sd, n={runs} runs" if runs > 1 else "one run, no sd"
+
+
+def answer_line(block: dict[str, Any], runs: int) -> str:
+    """ "Answer 62.50 ± 3.10 (sample sd, n=3 runs; 5/8 judged; 2 unjudged; 0 errors)"."""
+    a = block["answer"]
+    value = "n/a" if a.get("mean") is None else f"{a['mean']:.2f}"
+    if a.get("std") is not None:
+        value += f" ± {a['std']:.2f}"
+    over = block.get("runs", {}).get("answer", runs)
+    parts = [spread_label(over)] if a.get("mean") is not None else []
+    parts += [
+        f"{block.get('correct', 0)}/{block.get('judged', 0)} judged",
+        f"{block['unjudged']} unjudged",
+        f"{block['errors']} error{'s' if block['errors'] != 1 else ''}",
+    ]
+    if block.get("no_reference"):
+        parts.append(f"{block['no_reference']} without a reference answer")
+    return f"Answer {value} ({'; '.join(parts)})"
+
+
+def tool_line(block: dict[str, Any], runs: int) -> str:
+    """ "Tool 75.00 ± 0.00 (sample sd, n=2 runs; 6 of 8 tasks with a reference path)"."""
+    t = block["tool"]
+    value = "n/a" if t.get("mean") is None else f"{t['mean']:.2f}"
+    if t.get("std") is not None:
+        value += f" ± {t['std']:.2f}"
+    over = block.get("runs", {}).get("tool", runs)
+    parts = [spread_label(over)] if t.get("mean") is not None else []
+    rows = block.get("n", 0) * runs
+    parts.append(f"{block.get('tool_scored', 0)} of {rows} task runs with a reference path")
+    return f"Tool {value} ({'; '.join(parts)})"
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """ "API cost per task $0.0012 over all 8 tasks (3 unpriced calls)"."""
+    unpriced = cost.get("unpriced_calls", 0)
+    tasks = cost.get("tasks")
+    over = f" over all {tasks} task runs" if tasks is not None else ""
+    if cost.get("api_cost") is None:
+        return f"API cost per task n/a (no call was priced; {unpriced} unpriced calls)"
+    return f"API cost per task ${cost['api_cost']:.4f}{over} ({unpriced} unpriced calls)"
 
 
 def _ran_on(ex: dict[str, Any]) -> str:
@@ -613,25 +843,50 @@ def render_markdown(result: EvalResult) -> str:
         + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else "")
         + (md_text(_ran_on(c["executor"])) if c.get("executor") else ""),
         "",
-        "Answer counts unjudged answers and errors as not correct; Answer (decided) is the "
-        "accuracy over the answers the rules or the judge decided.",
+        "Tool is over the tasks with a reference tool path (a made-up tool name counts "
+        "against it). Answer is the accuracy over the answers the rules or the judge "
+        "decided; Judged is correct/judged, summed over runs; unjudged answers and errors "
+        "are counted beside it, never as right or wrong. n/a: nothing to score (no "
+        "reference answer or no reference path). "
+        + (
+            f"± is the sample standard deviation over the runs (n={c['runs']} runs); "
+            "(n=k) marks a value over the k runs that had anything to score."
+            if c["runs"] > 1
+            else "One run: no standard deviation."
+        ),
         "",
-        "| Level | n | Tool (exact) | Tool (set F1) | Tool (LCS) | Answer | Answer (decided) "
+        "| Level | n | Tool (exact) | Tool (set F1) | Tool (LCS) | Answer | Judged "
         "| Unjudged | Errors |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, block in [*s["levels"].items(), ("overall", s["overall"])]:
-        lines.append(
-            f"| {md_text(name)} | {block['n']} | {_pm(block['tool'])} | "
-            f"{_pm(block['tool_set_f1'])} | {_pm(block['tool_lcs'])} | {_pm(block['answer'])} | "
-            f"{_pm(block['answer_decided'])} | {block['unjudged']} | {block['errors']} |"
+        over = block.get("runs", {})
+        tool = {"runs": c["runs"], "over": over.get("tool")}
+        judged = (
+            f"{block['correct']}/{block['judged']}"
+            if "judged" in block and "correct" in block
+            else "-"
         )
+        if block.get("no_reference"):
+            judged += f" ({block['no_reference']} without reference)"
+        lines.append(
+            f"| {md_text(name)} | {block['n']} | {_pm(block['tool'], **tool)} | "
+            f"{_pm(block['tool_set_f1'], **tool)} | {_pm(block['tool_lcs'], **tool)} | "
+            f"{_pm(block['answer'], over.get('answer'), c['runs'])} | {judged} | "
+            f"{block['unjudged']} | {block['errors']} |"
+        )
+    problem = accumulation_problem(result.accumulation)
+    if problem:
+        lines += ["", f"**{md_text(problem)}**"]
     cost = s["cost"]
     api = "n/a" if cost["api_cost"] is None else f"{cost['api_cost']:.4f}"
+    if cost.get("unpriced_calls"):
+        api += f" ({cost['unpriced_calls']} unpriced calls)"
     lines += [
         "",
-        "Cost per task"
-        + (" (tokens estimated: the model reported none)" if cost["estimated_tokens"] else ""),
+        "Cost per task, averaged over all tasks"
+        + (" (tokens estimated: the model reported none)" if cost["estimated_tokens"] else "")
+        + "; the API cost counts an unpriced call as 0 and says how many there were.",
         "",
         "| LLM calls | Input tokens | Output tokens | Total tokens | Model latency (s) | Wall (s) "
         "| API cost ($) | Reranker calls | Reranker tokens |",

@@ -34,7 +34,7 @@ from scigate.agents._prompts import (
     UNKNOWN_PICK,
 )
 from scigate.agents._records import Arm, GateDecision, Task, Trajectory
-from scigate.agents._scoring import canonical_names
+from scigate.agents._scoring import answer_match, canonical_names
 from scigate.agents._toolspace import ToolSpace
 from scigate.tools import Embedder, Tool, make_embedder, make_split
 
@@ -91,30 +91,58 @@ class AccumulationReport:
     migrated: list[str] = field(default_factory=list)
 
 
-# The accumulation reward: True/False against the task's reference, None when undecidable.
+# The learning reward: True/False against the task's reference, None when undecidable.
 Judge = Callable[[Task, Trajectory], Awaitable[bool | None]]
 AnswerJudge = Callable[[Task, str | None], Awaitable[bool | None]]
 
 
+def alias_table(tools: dict[str, Tool]) -> dict[str, str]:
+    """Lower-case tool names and SciToolKG aliases → library tool names."""
+    table = {}
+    for name, t in tools.items():
+        for a in t.spec.aliases:
+            table[a.lower()] = name
+        table[name.lower()] = name
+    return table
+
+
+def path_matches(task: Task, traj: Trajectory, aliases: dict[str, str] | None) -> bool | None:
+    """The trajectory's chain (what it proposed, made-up names included) equal to the
+    task's reference path, both normalised alike; None when the task has no path."""
+    if not canonical_names(task.tool_path, aliases):
+        return None
+    return canonical_names(traj.scored_chain, aliases) == canonical_names(task.tool_path, aliases)
+
+
+def strict_reward(checks: list[bool | None]) -> bool | None:
+    """r from the checks the task's references allow (its path, its answer): False when one
+    is False, True when all are True, None (nothing is learned) when there is no check or
+    one is undecided and none failed."""
+    if not checks or (None in checks and False not in checks):
+        return None
+    return all(checks)
+
+
 def reference_reward(answer_judge: AnswerJudge, aliases: dict[str, str] | None = None) -> Judge:
-    """The accumulation reward r ∈ {0, 1}: the answer judged against the reference and,
+    """The learning reward r ∈ {0, 1}: the answer judged against the reference and,
     when the task has a reference tool path, the chain equal to it (names through
     `aliases`). Whether the tools ran never counts: a wrong tool that runs is still wrong.
     None (nothing is learned) when neither reference exists or the answer is undecidable."""
 
     async def reward(task: Task, traj: Trajectory) -> bool | None:
-        verdicts: list[bool | None] = []
-        if task.tool_path:
-            verdicts.append(
-                canonical_names(traj.chain, aliases) == canonical_names(task.tool_path, aliases)
-            )
-        if task.answer is not None and False not in verdicts:
-            verdicts.append(await answer_judge(task, traj.answer))
-        if not verdicts or (None in verdicts and False not in verdicts):
-            return None
-        return all(verdicts)
+        checks: list[bool | None] = []
+        path = path_matches(task, traj, aliases)
+        if path is not None:
+            checks.append(path)
+        if task.answer is not None and path is not False:  # a wrong path: no judge call
+            checks.append(await answer_judge(task, traj.answer))
+        return strict_reward(checks)
 
     return reward
+
+
+async def _rule_answer(task: Task, predicted: str | None) -> bool | None:
+    return answer_match(predicted, task)
 
 
 class EvoAgent:
@@ -142,6 +170,8 @@ class EvoAgent:
             seed=self.config.gate_seed,
         )
         self.explore_stats = {"attempts": 0, "successes": 0}
+        # the default test-time reward: the task's own references, by the rules only
+        self.rule_reward: Judge = reference_reward(_rule_answer, alias_table(space.tools))
         self._skills: list[Skill] = []
         self._experiences: list[Experience] = []
         if memory is not None:
@@ -201,15 +231,33 @@ class EvoAgent:
 
     # -- inference --------------------------------------------------------------------------------
 
-    async def solve(self, ctx: AgentContext, task: Task, *, learn: bool = True) -> Trajectory:
-        """Algorithm 1: route, acquire tools, execute, summarize, then update the memory."""
+    async def solve(
+        self, ctx: AgentContext, task: Task, *, learn: bool = True, reward: Judge | None = None
+    ) -> Trajectory:
+        """Algorithm 1: route, acquire tools, execute, summarize, then update the memory
+        from the strict score of the trajectory: `reward` (default: the task's reference
+        answer and path, by the rules), never from whether its chain ran. A task nothing
+        decides (no reference, an undecidable answer) teaches nothing."""
         traj = await self.rollout(ctx, task)
-        # Algorithm 1 returns right after executing a matched skill (line 7) or a simple
-        # task's CoT plan (line 13): only the acquisition route updates the memory.
         if learn and traj.route == "complex":
-            migrate = self.config.tool_migration and self.config.inference_migration
-            await self.learn(ctx, traj, success=traj.executed_ok, migrate=migrate)
+            await self.learn_from(ctx, traj, await (reward or self.rule_reward)(task, traj))
         return traj
+
+    async def learn_from(
+        self, ctx: AgentContext, traj: Trajectory, verdict: bool | None
+    ) -> dict[str, Any] | None:
+        """The test-time update for a scored trajectory. Algorithm 1 returns right after a
+        matched skill (line 7) or a simple task's CoT plan (line 13): only the acquisition
+        route updates the memory. `verdict` is the strict score (right answer and, with a
+        reference path, the right chain); None (unjudged) updates nothing: no bandit reward,
+        no skill, no migration."""
+        if traj.route != "complex":
+            return None
+        if verdict is None:
+            ctx.emit("unjudged", question=traj.question)
+            return None
+        migrate = self.config.tool_migration and self.config.inference_migration
+        return await self.learn(ctx, traj, success=verdict, migrate=migrate)
 
     async def rollout(self, ctx: AgentContext, task: Task) -> Trajectory:
         """One trajectory (plan + execute + summarize) that leaves the memory untouched."""
@@ -227,7 +275,10 @@ class EvoAgent:
             else:
                 traj.route = "complex"
                 chain = await self._acquire(ctx, task, traj)
-        traj.chain = list(dict.fromkeys(chain))
+        proposed = list(dict.fromkeys(chain))
+        traj.chain = [t for t in proposed if t in self.space.tools]
+        if traj.chain != proposed:  # a made-up or vanished name: scored, never run
+            traj.proposed_chain = proposed
         ctx.emit("chain", route=traj.route, chain=traj.chain)
         traj.steps, traj.executed_ok = await execute_chain(
             ctx, task, traj.chain, max_retries=self.config.max_retries
@@ -263,7 +314,7 @@ class EvoAgent:
         traj.route = "skill"
         if self.memory is not None and skill.id is not None:
             self.memory.use_skill(skill.id)
-        return [t for t in skill.tool_chain if t in self.space.tools]
+        return list(skill.tool_chain)  # a tool no longer in the space is dropped (and scored)
 
     async def _is_simple(self, ctx: AgentContext, task: Task) -> bool:
         reply = await ctx.ask_json(
@@ -313,7 +364,8 @@ class EvoAgent:
             purpose="plan-simple",
         )
         chain = (reply or {}).get("tool_chain") or []
-        return [str(t) for t in chain if str(t) in self.space.tools]
+        # every name as planned: rollout runs the library's, Tool Accuracy scores them all
+        return [str(t) for t in chain] if isinstance(chain, list) else []
 
     def _experience_section(self, task: Task) -> str:
         if not self.config.experiences or not self._experiences:

@@ -51,8 +51,22 @@ class Usage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     latency: float = 0.0  # seconds spent inside model calls
-    cost: float | None = None  # USD; None when no call reported a price
+    cost: float | None = None  # USD of the priced calls; None when no call reported a price
     estimated_tokens: bool = False  # True when a provider reported no usage and we estimated
+    priced_calls: int = 0  # calls whose price was known (`cost` sums only these)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The call counter adds each priced call with `usage.cost = (usage.cost or 0) + c`
+        # (and leaves `cost` alone for an unpriced one): each such assignment is one priced
+        # call, so `unpriced_calls` is exact without a second counter to keep in step.
+        if name == "cost" and value is not None:
+            super().__setattr__("priced_calls", self.priced_calls + 1)
+        super().__setattr__(name, value)
+
+    @property
+    def unpriced_calls(self) -> int:
+        """Calls without a known price: `cost` leaves them out."""
+        return max(0, self.calls - self.priced_calls)
 
     def add(self, other: Usage) -> None:
         """Add another task's counters into this one."""
@@ -61,7 +75,8 @@ class Usage(BaseModel):
         self.output_tokens += other.output_tokens
         self.latency += other.latency
         if other.cost is not None:
-            self.cost = (self.cost or 0.0) + other.cost
+            super().__setattr__("cost", (self.cost or 0.0) + other.cost)
+        super().__setattr__("priced_calls", self.priced_calls + other.priced_calls)
         self.estimated_tokens = self.estimated_tokens or other.estimated_tokens
 
 
@@ -104,6 +119,9 @@ class Trajectory(BaseModel):
     requests: list[str] = Field(default_factory=list)
     decisions: list[GateDecision] = Field(default_factory=list)
     chain: list[str] = Field(default_factory=list)
+    # the tool names the method planned, as written, when some could not be run (a made-up
+    # name, a tool no longer in the space): Tool Accuracy scores these, not the cleaned chain
+    proposed_chain: list[str] | None = None
     steps: list[ToolStep] = Field(default_factory=list)
     answer: str | None = None
     executed_ok: bool = False
@@ -113,6 +131,12 @@ class Trajectory(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     wall_seconds: float = 0.0
     error: str | None = None
+
+    @property
+    def scored_chain(self) -> list[str]:
+        """The chain Tool Accuracy and the learning reward compare with the reference: what
+        the method proposed (made-up names included), else what it ran."""
+        return list(self.proposed_chain if self.proposed_chain is not None else self.chain)
 
     @property
     def unknown_tools_used(self) -> list[str]:

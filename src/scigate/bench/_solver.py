@@ -2,7 +2,7 @@
 
 The agent (a baseline method, ReAct by default) sees every library tool as known and
 answers the task as `agent eval` would ask it; its answer is scored strictly by the rules
-of `answer_match` against the executed answer, in the task's format. Only a solved task
+of `score_answer` against the executed answer, in the task's format. Only a solved task
 goes on: a wrong answer rejects it, an answer the rules cannot decide is `unjudged` and a
 failed model or tool call is `error`, neither of them ever accepted.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import AgentContext, ModelLike
 from scigate.agents._records import Task
-from scigate.agents._scoring import answer_match
+from scigate.agents._scoring import score_answer
 from scigate.agents._toolspace import ToolSpace, library_tools
 from scigate.bench._compose import Rejected
 from scigate.bench._judge import Unjudged
@@ -44,6 +44,8 @@ def solver_space() -> ToolSpace:
 def agent_task(task: dict[str, Any]) -> Task:
     """A built task as the agents see it (the executed answer is only for scoring)."""
     answer = task.get("answer")
+    if answer is None:  # SciToolEval's answer files name it `final_answer`
+        answer = task.get("final_answer")
     return Task(
         question=task["question"],
         tool_path=task["tool_path"],
@@ -77,14 +79,21 @@ async def solve_task(
     record.update(answer=traj.answer, chain=traj.chain, calls=traj.usage.calls)
     if traj.error:
         raise _carrying(Unjudged("error", f"solver failed: {traj.error}"), record)
-    verdict = answer_match(traj.answer, item)
+    verdict = score_answer(traj.answer, item.answer, item)
+    record["verdict"] = verdict.model_dump()
     shown = (traj.answer or "")[:200]
-    if verdict is True:
+    if verdict.outcome == "correct":
         return record
-    if verdict is False:
-        raise _carrying(Rejected(f"wrong answer {shown!r} (executed: {item.answer!r})"), record)
+    if verdict.outcome == "wrong":
+        raise _carrying(
+            Rejected(f"wrong answer {shown!r} (executed: {item.answer!r}; {verdict.reason})"),
+            record,
+        )
     raise _carrying(
-        Unjudged("unjudged", f"the rules cannot decide answer {shown!r} against {item.answer!r}"),
+        Unjudged(
+            "unjudged",
+            f"the rules cannot decide answer {shown!r} against {item.answer!r} ({verdict.reason})",
+        ),
         record,
     )
 

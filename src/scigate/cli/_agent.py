@@ -12,7 +12,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from scigate.agents import (
     GATES,
@@ -37,6 +36,7 @@ from scigate.agents import (
     write_result,
 )
 from scigate.agents._context import DEFAULT_MAX_TOOLS
+from scigate.agents._eval import accumulation_problem, answer_line, cost_line, tool_line
 from scigate.cli._console import inert, inert_markup, one_line, print_json
 from scigate.cli._executor import (
     ExecutorOption,
@@ -274,6 +274,15 @@ def run_cmd(
     memory: Annotated[
         Path | None, typer.Option("--memory", help="Evo memory file (kept across runs).")
     ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(
+            "--answer",
+            help="The reference answer: the reply is scored against it, and Evo learns from "
+            "this question (bandit reward, skill, migration) only when the rules judge the "
+            "reply right. Without it nothing is learned: a chain that merely ran is no reward.",
+        ),
+    ] = None,
     known_ratio: Annotated[float, typer.Option("--known-ratio")] = 0.5,
     split_seed: Annotated[int, typer.Option("--split-seed")] = 0,
     db: Annotated[
@@ -307,7 +316,12 @@ def run_cmd(
         raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
     _check_specs(model, reranker)  # a missing key or file: configuration error before any work
     vectors = _embedder(embedder)
-    task = Task(question=question, parameter=list(parameter) if parameter else None, domain=domain)
+    task = Task(
+        question=question,
+        parameter=list(parameter) if parameter else None,
+        domain=domain,
+        answer=answer,
+    )
     tools = library_tools()
     store = run_id = None
     if db is not None:
@@ -376,6 +390,11 @@ def run_cmd(
     if traj.error:
         _say("[red]error[/red] {}", traj.error)
     _say("[bold green]Answer:[/bold green] {}", traj.answer)
+    if answer is not None:
+        from scigate.agents import score_answer
+
+        verdict = score_answer(traj.answer, answer, task)
+        _say("verdict: {} ({}: {})", verdict.outcome, verdict.kind, verdict.reason)
     console.print(
         f"{u.calls} LLM calls, {u.input_tokens} input / {u.output_tokens} output tokens"
         f"{' (estimated)' if u.estimated_tokens else ''}, {traj.wall_seconds:.2f} s"
@@ -407,7 +426,13 @@ def eval_cmd(
         ),
     ] = DEFAULT_MAX_TOOLS,
     judge: Annotated[
-        str | None, typer.Option("--judge", help="Model spec of the answer judge.")
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Model spec of the answer judge, asked only for the answers the rules cannot "
+            "decide (the paper's setting: openai/gpt-5-mini). Default none: those answers "
+            "are counted as unjudged, never as right or wrong.",
+        ),
     ] = None,
     out: Annotated[
         Path | None,
@@ -490,6 +515,8 @@ def eval_cmd(
         raise BadInput("--runs must be at least 1")
     tasks = load_bench(bench)
     train_tasks = load_bench(train) if train is not None else None
+    if judge is not None and judge.strip().lower() == "none":
+        judge = None
     evo = _evo_config(
         no_skill,
         no_experience,
@@ -669,19 +696,18 @@ def eval_cmd(
                 highlight=False,
                 markup=False,
             )
-        table = Table(title=f"{method}: {len(tasks)} tasks, {time.perf_counter() - started:.1f} s")
-        for col in ("Tool", "Answer", "Answer (decided)", "Unjudged", "Errors", "LLM calls/task"):
-            table.add_column(col)
         o = result.summary["overall"]
-        table.add_row(
-            f"{o['tool']['mean']:.2f}",
-            f"{o['answer']['mean']:.2f}",
-            f"{o['answer_decided']['mean']:.2f}",
-            str(o["unjudged"]),
-            str(o["errors"]),
-            f"{result.summary['cost']['llm_calls']:.1f}",
+        took = time.perf_counter() - started
+        console.print(
+            inert(
+                f"{method}: {len(tasks)} tasks × {runs} run(s), {took:.1f} s\n"
+                f"{tool_line(o, runs)}\n{answer_line(o, runs)}\n"
+                f"{cost_line(result.summary['cost'])}; "
+                f"{result.summary['cost']['llm_calls']:.1f} LLM calls per task"
+            ),
+            highlight=False,
+            markup=False,
         )
-        console.print(table)
     if errors_dominate(result.summary, len(result.rows)):
         first = next(r["error"] for r in result.rows if r["status"] == "error")
         typer.echo(
@@ -689,6 +715,10 @@ def eval_cmd(
             f"ended in an error (first: {one_line(first)})",
             err=True,
         )
+        raise typer.Exit(1)
+    problem = accumulation_problem(result.accumulation)
+    if problem:  # the evaluation ran on, but without what --train should have taught
+        typer.echo(f"scigate: error: {one_line(problem)}", err=True)
         raise typer.Exit(1)
 
 
@@ -713,6 +743,7 @@ class _Tally:
 
     def line(self) -> str:
         c = self.counts
-        scored = sum(v for k, v in c.items() if k != "no-reference")
-        acc = f"answer {100.0 * c.get('correct', 0) / scored:.1f}%" if scored else "answer -"
+        right, judged = c.get("correct", 0), c.get("correct", 0) + c.get("wrong", 0)
+        acc = f"answer {100.0 * right / judged:.1f}% ({right}/{judged} judged)" if judged else ""
+        acc = acc or "answer n/a"
         return f"{acc} · unjudged {c.get('unjudged', 0)} · errors {c.get('error', 0)}"
