@@ -10,13 +10,14 @@ message queues of its IPC namespace, and the keyrings of its user namespace. So:
 - `Pristine.capture()` records, once the modules are imported, the shared writable
   mappings with their bytes, the entries of the private directories, and the SysV IPC
   objects that exist;
-- `detach_child()`, in each forked run before the script, makes every shared writable
-  mapping private (a copy: the libraries keep their state, writes stay in the child) and
-  points every inherited descriptor but stdio at /dev/null (the numbers stay taken, so
-  a library writing to "its" descriptor cannot hit a file the run opens later);
+- `detach_child()`, in each forked run before the script, points every inherited
+  descriptor but stdio at /dev/null (the numbers stay taken, so a library writing to
+  "its" descriptor cannot hit a file the run opens later);
 - `Pristine.restore()`, after each run once every process of it is reaped, puts the
-  mappings' bytes back, removes every entry of the private directories and every SysV
-  object the run made, clears the keyrings and says what it could not remove (the
+  shared mappings' bytes back (a run may write into them while it runs, alone on its
+  server; making them private in the child instead costs ~40 ms per run, faulting in
+  10 MB of MPI/UCX segments), removes every entry of the private directories and every
+  SysV object the run made, clears the keyrings and says what it could not remove (the
   server then retires: the caller replaces it by a fresh one).
 """
 
@@ -24,13 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import mmap
 import os
 import platform
 import stat
 
 PRIVATE_DIRS = ("/tmp", "/dev/shm", "/run", "/dev/mqueue")
-_MAP_FIXED = 0x10
 _IPC_RMID = 0
 _KEYCTL_CLEAR = 7
 # KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
@@ -38,15 +37,7 @@ _KEYRINGS = (-3, -4, -5)
 _SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = [
-    ctypes.c_void_p,
-    ctypes.c_size_t,
-    ctypes.c_int,
-    ctypes.c_int,
-    ctypes.c_int,
-    ctypes.c_long,
-]
+_libc.memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
 
 
 def shared_mappings() -> list[tuple[int, int, str]]:
@@ -62,24 +53,9 @@ def shared_mappings() -> list[tuple[int, int, str]]:
     return found
 
 
-def _prot(perms: str) -> int:
-    return (
-        (mmap.PROT_READ if perms[0] == "r" else 0)
-        | mmap.PROT_WRITE
-        | (mmap.PROT_EXEC if perms[2] == "x" else 0)
-    )
-
-
 def detach_child(keep: tuple[int, ...] = ()) -> None:
-    """In a forked run: shared writable mappings become private copies, and every
-    inherited descriptor above 2 except `keep` is pointed at /dev/null."""
-    for start, end, perms in shared_mappings():
-        size = end - start
-        saved = ctypes.string_at(start, size)
-        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_FIXED
-        if _libc.mmap(start, size, _prot(perms), flags, -1, 0) != start:
-            raise OSError(ctypes.get_errno(), "cannot make a shared mapping private")
-        ctypes.memmove(start, saved, size)
+    """In a forked run: every inherited descriptor above 2 except `keep` is pointed at
+    /dev/null (pipes, sockets and epoll instances the server's libraries hold)."""
     null = os.open("/dev/null", os.O_RDWR)
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
@@ -143,7 +119,7 @@ class Pristine:
     """What a server holds before its first run, and the means to return to it."""
 
     def __init__(self) -> None:
-        self.mappings: list[tuple[int, int, bytes]] = []
+        self.mappings: list[tuple[int, int, ctypes.Array[ctypes.c_char]]] = []
         self.entries: dict[str, tuple[int, int, int, int]] = {}
         self.sysv: set[tuple[str, int]] = set()
 
@@ -152,7 +128,9 @@ class Pristine:
         """Record the state to return to after every run."""
         self = cls()
         for start, end, _ in shared_mappings():
-            self.mappings.append((start, end, ctypes.string_at(start, end - start)))
+            saved = ctypes.create_string_buffer(end - start)
+            ctypes.memmove(saved, start, end - start)
+            self.mappings.append((start, end, saved))
         mounts = _mount_points()
         for root in PRIVATE_DIRS:
             for path, st in _walk(root, mounts):
@@ -167,7 +145,7 @@ class Pristine:
     def restore(self) -> list[str]:
         """Return to the captured state; what could not be removed (empty when clean)."""
         for start, end, saved in self.mappings:
-            if ctypes.string_at(start, end - start) != saved:
+            if _libc.memcmp(ctypes.c_void_p(start), saved, end - start) != 0:
                 ctypes.memmove(start, saved, end - start)
         mounts = _mount_points()
         keep = set(mounts)  # mount points and their ancestors stay (the host's binds)

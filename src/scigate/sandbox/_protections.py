@@ -55,7 +55,7 @@ def protections() -> dict[str, str]:
         ),
         "warm run reset": (
             "active (after every warm run: /tmp, /dev/shm, /run and /dev/mqueue emptied, "
-            "inherited descriptors closed, shared mappings made private, SysV IPC objects "
+            "inherited descriptors closed, shared mappings restored, SysV IPC objects "
             "and keyrings cleared; a server that cannot be cleared is replaced)"
             if prefix
             else "unavailable: unisolated warm runs share the caller's /tmp"

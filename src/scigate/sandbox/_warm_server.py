@@ -163,8 +163,8 @@ def _start_run(
     cfg: dict, error_w: int, out_w: int, err_w: int, private: list[int], isolated: bool
 ) -> None:
     """In the forked per-run child: limits, fds, environment, argv; then the script.
-    Under isolation the child first lets go of everything it shares with the server
-    (`pristine.detach_child`: shared mappings made private, inherited fds closed)."""
+    Under isolation the child first lets go of the server's descriptors
+    (`pristine.detach_child`); what it writes into shared mappings is undone after it."""
     try:
         for fd in private:
             os.close(fd)
