@@ -97,3 +97,13 @@ def test_a_hedged_or_revised_answer_is_graded_by_its_last_statement(tmp_path: Pa
     assert grade_answer(cand, "Answer: B/A")[0] is None
     assert grade_answer(cand, "I guessed the answer is A. Final answer: B") == ("B", "0.285714")
     assert grade_answer(cand, "b") == ("B", "0.285714")
+
+
+def test_a_letter_beside_another_options_value_names_no_option(tmp_path: Path) -> None:
+    """'C (2.858)' where 2.858 is option A's value: the typed scorer's multiple-choice rule."""
+    from scigate.gate._solve import grade_answer
+
+    cand = load_candidate(write_candidate(tmp_path / "c"))
+    a_value = cand.options["A"]
+    assert grade_answer(cand, f"C ({a_value})") == (None, f"C ({a_value})")
+    assert grade_answer(cand, f"B ({cand.options['B']})") == ("B", cand.options["B"])

@@ -92,11 +92,33 @@ def grade_answer(candidate: Candidate, raw: str | None) -> tuple[str | None, str
         return None, text
     if stated:
         letter = stated[0]
+        if not _letter_stands(text, letter, candidate):
+            return None, text  # "C (2.858)" where 2.858 is A's value names no one option
         return letter, candidate.options[letter]
     hits = match_option(text, candidate.options)
     if len(hits) == 1:
         return hits[0], candidate.options[hits[0]]
+    named = [letter for letter in LETTERS if _scored_as(text, letter, candidate)]
+    if len(named) == 1:  # "B (0.285714)": a letter with its own option's value
+        return named[0], candidate.options[named[0]]
     return None, text or None
+
+
+def _scored_as(text: str, letter: str, candidate: Candidate, outcome: str = "correct") -> bool:
+    """The project's scorer (`scigate.agents.score_answer`, multiple choice, as `agent
+    eval` uses it) judges `text` against option `letter` with this outcome."""
+    from scigate.agents import Task, score_answer
+
+    task = Task(question=candidate.question, options=candidate.options, format="multiple choice")
+    return score_answer(text, letter, task).outcome == outcome
+
+
+def _letter_stands(text: str, letter: str, candidate: Candidate) -> bool:
+    """False when the reply's final statement quotes another option's value beside its
+    letter ("C (2.858)" where 2.858 is option A's value)."""
+    last = list(re.finditer(rf"\b{letter}\b", text, re.IGNORECASE))
+    statement = text[last[-1].start() :] if last else text
+    return not _scored_as(statement, letter, candidate, "wrong")
 
 
 def _verdict(
