@@ -68,6 +68,7 @@ def record_to_sample(record: dict) -> Sample:
             "options.json": json.dumps(options, indent=2, ensure_ascii=False),
         },
         metadata={
+            "question": record["question"].strip(),
             "options": options,
             "family": record.get("family"),
             "answer_value": record.get("answer_value"),
@@ -121,6 +122,24 @@ def graded_letter(submission: str, options: dict) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def strict_verdict(submitted: str, target: str, metadata: dict) -> tuple[bool, str] | None:
+    """(correct, reason) from scigate's typed scorer (`scigate.agents.score_answer`, the
+    multiple-choice rule: a letter beside another option's value is wrong) when scigate is
+    installed where inspect runs; None otherwise (the rule above decides)."""
+    try:
+        from scigate.agents import Task as ScigateTask
+        from scigate.agents import score_answer
+    except ImportError:
+        return None
+    task = ScigateTask(
+        question=metadata.get("question") or "",
+        options=metadata["options"],
+        format="multiple choice",
+    )
+    verdict = score_answer(submitted, target, task)
+    return verdict.outcome == "correct", f"scigate scorer: {verdict.outcome}, {verdict.reason}"
+
+
 @scorer(metrics=[accuracy(), stderr()])
 def by_value():
     """Correct when the submitted letter or value is the released answer's option."""
@@ -128,10 +147,13 @@ def by_value():
     async def score(state: TaskState, target: Target) -> Score:
         submitted = state.output.completion if state.output else ""
         letter = graded_letter(submitted, state.metadata["options"])
+        strict = strict_verdict(submitted, target.text, state.metadata)
+        correct = letter == target.text if strict is None else strict[0]
+        note = f"submitted {submitted.strip()[:80]!r}, graded as option {letter}"
         return Score(
-            value=CORRECT if letter == target.text else INCORRECT,
+            value=CORRECT if correct else INCORRECT,
             answer=letter or submitted.strip()[:80],
-            explanation=f"submitted {submitted.strip()[:80]!r}, graded as option {letter}",
+            explanation=note if strict is None else f"{note}; {strict[1]}",
         )
 
     return score

@@ -1,0 +1,34 @@
+"""The released inspect task grades with the project's typed scorer when scigate is there."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+TEMPLATE = Path(__file__).parents[2] / "src/scigate/gate/templates/toolgate_tools_task.py"
+OPTIONS = {"A": "2.858", "B": "0.285714", "C": "0.428571", "D": "0.571429"}
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("released_tools_task", TEMPLATE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("reply", "target", "correct"),
+    [
+        ("C (2.858)", "C", False),  # the letter C beside option A's value
+        ("Answer: C", "C", True),
+        ("0.428571", "C", True),  # a value alone maps to its option
+        ("A or C", "C", False),
+    ],
+)
+def test_the_release_scorer_uses_the_typed_rule(reply: str, target: str, correct: bool) -> None:
+    verdict = _module().strict_verdict(reply, target, {"question": "x", "options": OPTIONS})
+    assert verdict is not None and verdict[0] is correct, verdict
