@@ -17,6 +17,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from scigate._process import pid_alive
+
 __all__ = ["scigate_mkdtemp", "scigate_tempdir", "sweep_stale_tempdirs"]
 
 _NAME = re.compile(r"^scigate-(?P<kind>[A-Za-z0-9_]+)-(?P<pid>\d+)-[^/]+$")
@@ -58,18 +60,6 @@ def scigate_mkdtemp(kind: str, dir: str | Path | None = None) -> Path:
     return path
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    except OverflowError:
-        return False
-    return True
-
-
 def sweep_stale_tempdirs(root: str | Path | None = None) -> list[Path]:
     """Remove the `scigate-<kind>-<pid>-*` directories whose process is gone; returns them.
 
@@ -92,7 +82,7 @@ def sweep_stale_tempdirs(root: str | Path | None = None) -> list[Path]:
         except OSError:
             continue
         pid = int(match["pid"])
-        if pid == os.getpid() or _alive(pid):
+        if pid == os.getpid() or pid_alive(pid):
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
         if not os.path.lexists(entry.path):

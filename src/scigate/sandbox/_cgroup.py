@@ -91,6 +91,8 @@ import time
 import weakref
 from dataclasses import dataclass
 
+from scigate._process import pid_alive
+
 PARENT = "scigate"
 LEAF = "scigate-host"
 #: run cgroups are named run-<pid>-<n>-<pid namespace inode>[-hint]: a later process
@@ -768,16 +770,6 @@ def _pid_ns() -> int:
         return 0
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_stale(parents: list[str] | None = None) -> list[str]:
     """Remove the run cgroups of scigate processes (of this PID namespace) that no longer
     exist, killing any task left in them first; the removed paths. `parents`: the scigate parent directories
@@ -796,7 +788,7 @@ def sweep_stale(parents: list[str] | None = None) -> list[str]:
             if not match or int(match.group(2)) != _pid_ns():
                 continue
             pid = int(match.group(1))
-            if pid == os.getpid() or _alive(pid):
+            if pid == os.getpid() or pid_alive(pid):
                 continue
             path = os.path.join(parent, name)
             if not _cgroup_kill(path) or not _wait_empty((path,), 1.0):

@@ -9,22 +9,13 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from scigate._process import pid_alive
 from scigate.errors import BadInput
 
 #: Temporary directories the sandbox makes carry the maker's pid, so a later process
 #: can tell the leftovers of a killed run (dead pid) from those of a live one.
 _STAMPED = re.compile(r"^scigate-(ws|warm|etc)-(\d+)-")
 _swept = False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def sweep_stale(parent: Path | None = None) -> list[Path]:
@@ -41,7 +32,7 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
         if not match or not entry.is_dir(follow_symlinks=False):
             continue
         pid = int(match.group(2))
-        if pid != os.getpid() and not _alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(Path(entry.path))
     return removed

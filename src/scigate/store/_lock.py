@@ -21,6 +21,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from scigate._process import pid_alive
 from scigate.errors import BadInput
 
 __all__ = ["RunLock", "lock_path", "lock_run"]
@@ -76,16 +77,6 @@ class RunLock:
         self.release()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _read_holder(fd: int) -> dict[str, Any] | None:
     try:
         data = json.loads(os.pread(fd, 4096, 0) or b"null")
@@ -102,7 +93,7 @@ def _refusal(run_id: str, db: Path, holder: dict[str, Any] | None) -> BadInput:
             who += f" on {holder['host']}"
         if isinstance(holder.get("since"), int | float):
             who += f" (since {time.strftime('%H:%M:%S', time.localtime(holder['since']))})"
-        if holder.get("host") in (None, socket.gethostname()) and not _alive(holder["pid"]):
+        if holder.get("host") in (None, socket.gethostname()) and not pid_alive(holder["pid"]):
             who += ", which has exited while a process it started still holds the lock"
     return BadInput(
         f"run {run_id} in {db} is in use by {who}; wait for it to finish or stop it, then resume"
@@ -144,7 +135,7 @@ def lock_run(db: str | Path, run_id: str) -> RunLock:
             previous.get("pid") == os.getpid() or not isinstance(previous.get("pid"), int)
         ):
             previous = None
-        elif previous is not None and _alive(previous["pid"]):
+        elif previous is not None and pid_alive(previous["pid"]):
             # A live process that no longer holds the flock (e.g. pid reuse): not a crash.
             previous = None
         record = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
