@@ -16,12 +16,11 @@ import os
 import re
 import stat
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from _bounded import bounded
 from scigate.errors import BadInput
 from scigate.gate import copy_without_answer, load_candidate, parse_options, verify
 from scigate.gate._candidate import FILE_LIMITS
@@ -30,25 +29,6 @@ from scigate.sandbox import UnsafeWorkspaceFile
 from .conftest import write_candidate
 
 SECRET = "HOST-SECRET"
-
-
-def bounded(fn: Callable[[], object], seconds: float = 60.0) -> object:
-    """Run `fn` in a thread; fail instead of hanging when it blocks (a FIFO opened)."""
-    box: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # handed to the test
-            box["error"] = exc
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), f"blocked for more than {seconds} s"
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box.get("value")
 
 
 @pytest.fixture

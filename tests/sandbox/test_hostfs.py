@@ -7,12 +7,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from _bounded import bounded
 from scigate.errors import BadInput
 from scigate.sandbox import (
     UnsafeWorkspaceFile,
@@ -58,25 +57,6 @@ def ws(tmp_path: Path) -> Path:
     (workspace / "answer.txt").write_text("B\n")
     (workspace / "sub" / "data.txt").write_text("inner\n")
     return workspace
-
-
-def bounded(fn: Callable[[], object], seconds: float = 5.0) -> object:
-    """Run `fn` in a thread; fail (instead of hanging the suite) when it blocks."""
-    box: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # handed to the test
-            box["error"] = exc
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), f"blocked for more than {seconds} s"
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box.get("value")
 
 
 def test_reads_regular_files(ws: Path, resolver: str) -> None:
