@@ -310,3 +310,35 @@ def test_scitooleval_final_answer_is_the_reference(tmp_path):
     assert first.answer == "K" and first.tool_path == ["SMILESToInChI", "InChIToInChIKey"]
     assert second.answer == "A"  # `answer` first when both are there
     assert third.answer is None
+
+
+class _BaselineMadeUp:
+    """A baseline's planner that writes a tool that does not exist into its chain."""
+
+    async def generate(self, messages, tools=None, **settings):
+        from scigate.llm import ModelOutput
+
+        text = messages[-1]["content"]
+        if text.startswith(("Choose the tool chain", "Plan the tool chain")):
+            plan = {"tool_chain": ["SMILESToWeight", "MadeUpWeigher"]}
+            return ModelOutput(model="made-up", text=json.dumps(plan))
+        return ModelOutput(model="made-up", text="Answer: 46.07")
+
+
+@pytest.mark.parametrize("method", ["direct", "scitoolagent"])
+async def test_a_baselines_made_up_tool_counts_against_tool_accuracy(
+    tools, embedder, method, tmp_path
+):
+    """The baselines dropped unknown names before scoring (75.0 reported, 72.2 by hand)."""
+    task = Task(
+        question="What is the molecular weight of CCO?",
+        parameter="CCO",
+        tool_path=["SMILESToWeight"],
+        answer="46.07",
+    )
+    config = EvalConfig(method=method, known_ratio=1.0)
+    result = await evaluate(_BaselineMadeUp(), [task], tools, config, embedder=embedder)
+    (row,) = result.rows
+    assert row["executed_chain"] == ["SMILESToWeight"]  # the real tool still ran
+    assert row["predicted_chain"] == ["SMILESToWeight", "MadeUpWeigher"]
+    assert row["tool_exact"] == 0.0

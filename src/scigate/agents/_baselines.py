@@ -28,10 +28,14 @@ def _lines(ctx: AgentContext, names: list[str]) -> str:
     return "\n".join(f"- {ctx.space.describe(n)}" for n in names) or "(none)"
 
 
-def _chain(ctx: AgentContext, reply: dict[str, Any] | None) -> list[str]:
+def _chain(ctx: AgentContext, reply: dict[str, Any] | None) -> tuple[list[str], list[str] | None]:
+    """(the planned tools that exist, in order, each once; the whole plan as written when
+    it names tools that do not exist, else None): the first runs, the second is what Tool
+    Accuracy scores (`Trajectory.proposed_chain`), so a made-up name counts against it."""
     raw = (reply or {}).get("tool_chain") or []
-    names = [str(t) for t in raw] if isinstance(raw, list) else []
-    return list(dict.fromkeys(n for n in names if n in ctx.space.tools))
+    names = list(dict.fromkeys(str(t).strip() for t in raw)) if isinstance(raw, list) else []
+    runnable = [n for n in names if n in ctx.space.tools]
+    return runnable, (names if len(runnable) < len(names) else None)
 
 
 def _unknown_for(ctx: AgentContext, queries: list[str]) -> list[str]:
@@ -60,7 +64,8 @@ async def run_direct(ctx: AgentContext, task: Task) -> Trajectory:
         ),
         purpose="plan",
     )
-    traj = Trajectory(method="direct", question=task.question, chain=_chain(ctx, reply))
+    chain, proposed = _chain(ctx, reply)
+    traj = Trajectory(method="direct", question=task.question, chain=chain, proposed_chain=proposed)
     ctx.emit("chain", chain=traj.chain)
     return await _finish(ctx, task, traj, started)
 
@@ -79,14 +84,16 @@ async def _plan_with_gaps(
         GAPS.format(question=task.prompt_text(), known_tools=_lines(ctx, known)),
         purpose="plan-known",
     )
-    chain = _chain(ctx, first)
+    chain, proposed = _chain(ctx, first)
     missing = [str(m) for m in (first or {}).get("missing") or [] if str(m).strip()]
     if missing:
         unknown = _unknown_for(ctx, missing)
         ctx.emit("candidates", request="; ".join(missing), unknown=unknown)
         reply = await ctx.ask_json(merge(chain, unknown), purpose="plan-merge")
-        chain = _chain(ctx, reply) or chain
-    traj.chain, traj.requests = chain, missing
+        merged, merged_proposed = _chain(ctx, reply)
+        if merged or merged_proposed:  # the merge's plan is the method's final proposal
+            chain, proposed = merged or chain, merged_proposed
+    traj.chain, traj.proposed_chain, traj.requests = chain, proposed, missing
     ctx.emit("chain", chain=traj.chain)
     return await _finish(ctx, task, traj, started)
 
@@ -150,7 +157,7 @@ async def run_scitoolagent(ctx: AgentContext, task: Task) -> Trajectory:
             ),
             purpose="plan",
         )
-        traj.chain, traj.attempts = _chain(ctx, reply), attempt
+        (traj.chain, traj.proposed_chain), traj.attempts = _chain(ctx, reply), attempt
         ctx.emit("chain", chain=traj.chain, attempt=attempt)
         traj.steps, traj.executed_ok = await execute_chain(ctx, task, traj.chain)
         if traj.executed_ok:
