@@ -342,3 +342,34 @@ async def test_a_baselines_made_up_tool_counts_against_tool_accuracy(
     assert row["executed_chain"] == ["SMILESToWeight"]  # the real tool still ran
     assert row["predicted_chain"] == ["SMILESToWeight", "MadeUpWeigher"]
     assert row["tool_exact"] == 0.0
+
+
+class _ReactMadeUp:
+    """ReAct: calls a tool that does not exist, then the real one, then answers."""
+
+    async def generate(self, messages, tools=None, **settings):
+        from scigate.llm import ModelOutput, ToolCall
+
+        called = sum(1 for m in messages if m.get("role") == "tool")
+        if called == 0:
+            call = ToolCall(id="1", name="MadeUpWeigher", arguments={"smiles": "CCO"})
+            return ModelOutput(model="made-up", tool_calls=[call])
+        if called == 1:
+            call = ToolCall(id="2", name="SMILESToWeight", arguments={"smiles": "CCO"})
+            return ModelOutput(model="made-up", tool_calls=[call])
+        return ModelOutput(model="made-up", text="Answer: 46.07")
+
+
+async def test_a_react_call_of_a_made_up_tool_counts_against_tool_accuracy(tools, embedder):
+    task = Task(
+        question="What is the molecular weight of CCO?",
+        parameter="CCO",
+        tool_path=["SMILESToWeight"],
+        answer="46.07",
+    )
+    config = EvalConfig(method="react", known_ratio=1.0)
+    result = await evaluate(_ReactMadeUp(), [task], tools, config, embedder=embedder)
+    (row,) = result.rows
+    assert row["executed_chain"] == ["SMILESToWeight"]
+    assert row["predicted_chain"] == ["MadeUpWeigher", "SMILESToWeight"]
+    assert row["tool_exact"] == 0.0

@@ -219,6 +219,7 @@ async def _react_trial(
     traj = Trajectory(method="react", question=task.question)
     ctx.emit("candidates", request=task.question, known=list(callable_names))
     finished = False
+    attempted: list[str] = []  # every tool name the model called, made-up ones included
     for _ in range(REACT_MAX_STEPS):
         schemas = [_schema(ctx, n) for n in callable_names] + [SEARCH_TOOL]
         out = await ctx.chat(messages, purpose="react", tools=schemas)
@@ -228,6 +229,8 @@ async def _react_trial(
             break
         turn_steps: dict[str, ToolStep] = {}
         for call in out.tool_calls:
+            if call.name != "search_tools":
+                attempted.append(call.name)
             if call.name == "search_tools":
                 capability = str(call.arguments.get("capability", task.question))
                 found = [n for n, _ in ctx.space.retrieve(capability, k=MAX_TOOLS, among="known")]
@@ -284,6 +287,8 @@ async def _react_trial(
     # the chain scored against the reference: tools in order of first use (the reference
     # lists a tool once however many entities it processes)
     traj.chain = list(dict.fromkeys(s.tool for s in steps))
+    if any(name not in ctx.space.tools for name in attempted):  # a made-up name counts
+        traj.proposed_chain = list(dict.fromkeys(attempted))
     traj.executed_ok = bool(steps) and steps[-1].ok
     problem = None
     if not finished:
