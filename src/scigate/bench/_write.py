@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scigate.bench._catalog import question_phrase
 from scigate.bench._compose import Draft, Rejected
 from scigate.tools import get_tool, load_library
 
@@ -42,6 +43,12 @@ def _ref(draft: Draft, i: int) -> str:
     return e.name if e.kind == "molecule-name" else e.value
 
 
+def _phrase(draft: Draft, tool: str) -> str:
+    """The reviewed vocabulary phrase of `tool`'s output in this task (the only words a
+    question names a quantity with), with what it is computed on when that is derived."""
+    return question_phrase(tool, draft.path, draft.entities)
+
+
 def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
@@ -53,7 +60,7 @@ def _items(text: str) -> list[str]:
 def _condition(draft: Draft, c: dict[str, Any]) -> str:
     word = "above" if c["cmp"] == ">" else "below"
     value = f"{c['value']:g}"
-    phrase = draft.phrase(c["output"])
+    phrase = _phrase(draft, c["output"])
     article = "an" if phrase[:1].lower() in "aeio" or phrase.startswith("RNA") else "a"
     return f"{article} {phrase} {word} {value}"
 
@@ -73,7 +80,7 @@ def _selection_stem(draft: Draft, rng: random.Random) -> tuple[str, str, str]:
     rule = draft.rule or {}
     cands = _join([_ref(draft, i) for i in range(len(draft.entities))])
     extreme = "largest" if rule.get("op") == "max" else "smallest"
-    objective = f"the {extreme} {draft.phrase(rule['output'])}"
+    objective = f"the {extreme} {_phrase(draft, rule['output'])}"
     conds = [_condition(draft, c) for c in rule.get("constraints", [])]
     if not conds:
         phrase = f"the one with {objective}"
@@ -104,7 +111,7 @@ def write_templates(draft: Draft, fmt: str, rng: random.Random) -> Worded:
     options = _options(draft, rng)
     claim = _claim(draft, rng) if fmt == "true/false" else None
     if draft.level == 1:
-        phrases = [draft.phrase(t) for t in draft.outputs]
+        phrases = [_phrase(draft, t) for t in draft.outputs]
         ref = _ref(draft, 0)
         props = _join([f"the {p}" for p in phrases])
         stem = rng.choice(
@@ -338,14 +345,14 @@ def specification(draft: Draft, fmt: str, claim: str | None) -> str:
         else draft.entities[0].label,
         "objects": {e.label: e.name for e in draft.entities},
         "format": fmt,
-        "asks_for": [draft.phrase(t) for t in draft.outputs] if draft.level == 1 else None,
+        "asks_for": [_phrase(draft, t) for t in draft.outputs] if draft.level == 1 else None,
     }
     if draft.rule:
         spec["select"] = {
             "objective": f"{'largest' if draft.rule['op'] == 'max' else 'smallest'} "
-            f"{draft.phrase(draft.rule['output'])}",
+            f"{_phrase(draft, draft.rule['output'])}",
             "conditions": [
-                f"{draft.phrase(c['output'])} {'above' if c['cmp'] == '>' else 'below'} {c['value']:g}"
+                f"{_phrase(draft, c['output'])} {'above' if c['cmp'] == '>' else 'below'} {c['value']:g}"
                 for c in draft.rule.get("constraints", [])
             ],
         }

@@ -855,14 +855,14 @@ integer|number of neighbors|Number of neighbours of an atom.
 integer|number of pi electrons|Number of pi electrons of an atom.
 number|Chi-zero Cluster Index|Kier-Hall chi0n connectivity index.
 number|Chi-one Cluster Index|Kier-Hall chi1n connectivity index.
-number|Chi-two Cluster Index|Kier-Hall chi2n connectivity index.
-number|Chi-three Cluster Index|Kier-Hall chi3n connectivity index.
-number|Chi-four Cluster Index|Kier-Hall chi4n connectivity index.
+number|Chi-two Cluster Index|Kier-Hall chi2n *path* connectivity index (SciToolKG calls it a cluster index; RDKit computes the path index).
+number|Chi-three Cluster Index|Kier-Hall chi3n *path* connectivity index (SciToolKG calls it a cluster index; RDKit computes the path index).
+number|Chi-four Cluster Index|Kier-Hall chi4n *path* connectivity index (SciToolKG calls it a cluster index; RDKit computes the path index).
 number|Chi-zero-v valence molecular graph index|Kier-Hall chi0v valence connectivity index.
 number|Chi-one-v valence molecular graph index|Kier-Hall chi1v valence connectivity index.
 number|Chi-two-v valence molecular graph index|Kier-Hall chi2v valence connectivity index.
-number|Chi-three-v Cluster Index|Kier-Hall chi3v valence connectivity index.
-number|Chi-four-v Cluster Index|Kier-Hall chi4v valence connectivity index.
+number|Chi-three-v Cluster Index|Kier-Hall chi3v *path* connectivity index (SciToolKG calls it a cluster index; RDKit computes the path index).
+number|Chi-four-v Cluster Index|Kier-Hall chi4v *path* connectivity index (SciToolKG calls it a cluster index; RDKit computes the path index).
 number|Kappa1|Kier kappa-1 shape index.
 number|Kappa2|Kier kappa-2 shape index.
 number|Kappa3|Kier kappa-3 shape index.
@@ -871,7 +871,7 @@ number|Labute ASA|Labute approximate surface area.
 number|TPSA (Topological Polar Surface Area) descriptor|Topological polar surface area in square angstrom.
 number|Fraction of sp3-hybridized Carbon Atoms|Fraction of sp3 carbons (Fsp3).
 number|the FSP3 value|Fraction of sp3 carbons (Fsp3).
-number|Phi angle|Kier flexibility index Phi = kappa1 * kappa2 / heavy atoms (the catalogue's name).
+number|Phi angle|Kier flexibility index Phi = kappa1 * kappa2 / heavy atoms (SciToolKG's name; not an angle).
 object|custom property|VSA descriptors: surface area binned by an atomic property.
 object|explosive information|Explosive groups, oxygen balance and the UN screening verdict.
 object|safety information|Structure-based hazard screen: explosive groups and structural alerts.
@@ -1228,3 +1228,142 @@ def example_arguments(t: Any) -> dict[str, Any] | None:
             return None
         args[name] = term.example
     return args
+
+
+# --------------------------------------------------------------------------- phrases
+
+# How a question names what a tool computes: the reviewed phrase a domain scientist uses for
+# exactly that quantity, with its unit and, where alternatives exist, its convention (pKa
+# scale, mass table, 5' end, reading frame, hydrogen counting, ring perception, aromaticity
+# model). Built benchmark tasks use only tools listed here (scigate.bench._catalog), and
+# their questions are worded only from these phrases. A tool missing here is not used.
+# Checked against the computed values: Biopython's DNA/RNA masses sum nucleoside
+# *monophosphates* and subtract one water per bond, i.e. a 5' phosphate (ATGC: 1253.80 g/mol;
+# a 5'-OH strand would be 1173.83); RDKit's Chi3n/Chi3v are 0 for isobutane and neopentane
+# (no 3-path, only 3-clusters), so they are *path* indices; RDKit's ChiNn use the valence
+# delta Zv - h (ethanol chi1n 1.023, not the simple 1.414); Kappa1-3 are alpha-modified
+# (benzene kappa1 3.41, unmodified 4.17); CalcNumAtoms counts implicit hydrogens (CCO: 9).
+TOOL_PHRASES: dict[str, str] = {
+    # chemistry: masses and formulas
+    "SMILESToWeight": "average molecular weight (g/mol, standard atomic weights)",
+    "GetExactMolceularWeight": "monoisotopic mass (Da, most abundant isotope of each element)",
+    "GetMolFormula": "molecular formula (Hill order, hydrogens included)",
+    "SMILESToInChIKey": "standard InChIKey",
+    "GetStereoCodeFromSmiles": "MolKey stereo code (S_ABS, S_ACHIR, S_UNKN, ...)",
+    "GetFormalCharge": "net formal charge (sum of the atoms' formal charges, e)",
+    # chemistry: atom and bond counts (hydrogen counting stated)
+    "GetAtomsNum": "total number of atoms (hydrogens included)",
+    "GetHeavyAtomsNum": "number of heavy (non-hydrogen) atoms",
+    "GetHeteroatomsNum": "number of heteroatoms (atoms other than C and H)",
+    "GetHBANum": "number of hydrogen-bond acceptors (RDKit NumHAcceptors definition)",
+    "GetHBDNum": "number of hydrogen-bond donors (RDKit NumHDonors definition)",
+    "GetLipinskiHBANum": "Lipinski acceptor count (number of N and O atoms)",
+    "GetLipinskiHBDNum": "Lipinski donor count (number of N-H and O-H hydrogens)",
+    "GetRotatableBondsNum": "number of rotatable bonds (RDKit strict definition)",
+    "GetAmideBondsNum": "number of amide bonds",
+    "GetBridgeheadAtomsNum": "number of bridgehead atoms",
+    "GetSpiroAtomsNum": "number of spiro atoms",
+    "GetAtomStereoCentersNum": "number of tetrahedral stereocentres (assigned or not)",
+    "GetUnspecifiedAtomStereoCentersNum": "number of tetrahedral stereocentres left unassigned",
+    # chemistry: rings (SSSR ring perception, RDKit aromaticity model)
+    "GetRingsNum": "number of rings (smallest set of smallest rings)",
+    "GetAromaticRingsNum": "number of aromatic rings (RDKit aromaticity model)",
+    "GetAromaticCarbocyclesNum": "number of aromatic carbocycles (RDKit aromaticity model)",
+    "GetAromaticHeterocyclesNum": "number of aromatic heterocycles (RDKit aromaticity model)",
+    "GetAliphaticRingsNum": "number of aliphatic (non-aromatic) rings (RDKit aromaticity model)",
+    "GetAliphaticCarbocyclesNum": "number of aliphatic (non-aromatic) carbocycles",
+    "GetAliphaticHeterocyclesNum": "number of aliphatic (non-aromatic) heterocycles",
+    "GetSaturatedRingsNum": "number of saturated rings",
+    "GetSaturatedCarbocyclesNum": "number of saturated carbocycles",
+    "GetSaturatedHeterocyclesNum": "number of saturated heterocycles",
+    "GetHeterocyclesNum": "number of heterocycles (rings with at least one heteroatom)",
+    # chemistry: topological indices (Kier-Hall, as RDKit computes them)
+    "GetChi0n": "chi-0 connectivity index (χ0n, atom deltas Zv - h)",
+    "GetChi1n": "chi-1 connectivity index (χ1n, atom deltas Zv - h)",
+    "GetChi2n": "chi-2 path connectivity index (χ2n, atom deltas Zv - h)",
+    "GetChi3n": "chi-3 path connectivity index (χ3n, atom deltas Zv - h)",
+    "GetChi4n": "chi-4 path connectivity index (χ4n, atom deltas Zv - h)",
+    "GetChi0v": "chi-0 connectivity index (valence, χ0v)",
+    "GetChi1v": "chi-1 connectivity index (valence, χ1v)",
+    "GetChi2v": "chi-2 path connectivity index (valence, χ2v)",
+    "GetChi3v": "chi-3 path connectivity index (valence, χ3v)",
+    "GetChi4v": "chi-4 path connectivity index (valence, χ4v)",
+    "GetKappa1": "Kier kappa-1 shape index (alpha-modified, κ1)",
+    "GetKappa2": "Kier kappa-2 shape index (alpha-modified, κ2)",
+    "GetKappa3": "Kier kappa-3 shape index (alpha-modified, κ3)",
+    "CalculatePhi": "Kier flexibility index (Φ = κ1·κ2 / heavy atoms)",
+    "GetHallKierAlpha": "Hall-Kier alpha shape correction",
+    # chemistry: surface areas and scores
+    "GetLabuteASA": "Labute approximate surface area (Å²)",
+    "CalculateTPSA": "topological polar surface area (Ertl, N and O contributions only, Å²)",
+    "CalculateFsp3": "fraction of sp3-hybridised carbons (Fsp3)",
+    "CalculateQED": "quantitative estimate of drug-likeness (QED, Bickerton weights)",
+    # chemistry: converters
+    "NameToSMILES": "SMILES",
+    # biology
+    "ProteinIsoelectricPointCalculator": (
+        "isoelectric point (Bjellqvist pKa scale, as ExPASy / Biopython ProtParam)"
+    ),
+    "CalculateSingleLinearDNAMolecularWeight": (
+        "mass as single-stranded linear DNA assuming a 5' phosphate (average masses, g/mol)"
+    ),
+    "CalculateDoubleLinearDNAMolecularWeight": (
+        "mass as double-stranded linear DNA with a 5' phosphate on each strand "
+        "(average masses, g/mol)"
+    ),
+    "CalculateSingleCircleDNAMolecularWeight": (
+        "mass as single-stranded circular DNA (average masses, g/mol)"
+    ),
+    "CalculateDoubleCircleDNAMolecularWeight": (
+        "mass as double-stranded circular DNA (average masses, g/mol)"
+    ),
+    "CalculateRNAMolecularWeight": (
+        "mass as single-stranded linear RNA assuming a 5' monophosphate (average masses, g/mol)"
+    ),
+    "GetReverseComplement": "reverse complement (written 5' to 3')",
+    "TranscribeDNAtoRNA": "RNA transcript (the sequence read as the coding strand, T to U)",
+    "BackTranscribeRNAtoDNA": "coding-strand DNA (U to T)",
+    "TranslateDNAtoAminoAcidSequence": (
+        "frame-1 translation as written (standard genetic code, to the first stop codon)"
+    ),
+    "ConvertingPeptide2SMILES": "SMILES of the linear L-peptide with free termini",
+    # materials (pymatgen)
+    "CalculateDensity": "crystal density of the given cell (g/cm³)",
+    "GetCrystalSystemFromCIF": "crystal system (from its space group)",
+    "CountAtomsInFormula": "number of atoms per formula unit",
+    "CountElementsInFormula": "number of distinct elements",
+    "GetAverageElectronegativity": "atom-averaged Pauling electronegativity",
+    "GetMolarMassFromFormula": "molar mass of one formula unit (g/mol, standard atomic weights)",
+    "GetChemicalSystemFromFormula": "chemical system (elements in alphabetical order, dash-separated)",
+    "GetFormulaAnonymousByFormula": "anonymised formula (elements replaced by A, B, ...)",
+    "GetHillFormula": "formula in Hill order",
+    "GetReducedFormula": "reduced formula",
+}
+# Same computation, same phrase: CalculateFsp3 and GetFractionCSP3 both call
+# rdMolDescriptors.CalcFractionCSP3.
+TOOL_PHRASES["GetFractionCSP3"] = TOOL_PHRASES["CalculateFsp3"]
+# Rewrites of the entity into its own type: reviewed too, although a built path never takes
+# them (a step may not make a second copy of a type already there, and a truth value or a
+# rewritten copy is not an answer).
+TOOL_PHRASES.update(
+    {
+        "CanonicalizeSMILES": "RDKit canonical isomeric SMILES",
+        "Kekulize": "Kekulé SMILES (explicit alternating single and double bonds)",
+        "SetAromaticity": "aromatic SMILES (RDKit aromaticity model)",
+        "RemoveHydrogens": "SMILES without explicit hydrogens",
+        "RemoveStereochemistry": "SMILES with all stereochemistry removed",
+        "MurckoDecompose": "Bemis-Murcko scaffold (SMILES)",
+        "Deprotect": "SMILES with common protecting groups removed",
+        "CondenseAbbreviationSubstanceGroups": "CXSMILES with common groups abbreviated",
+        "GetTemplateMolecule": "tautomer template molecule (SMILES with query bonds)",
+        "CheckValidRingCut": "whether it is a valid Fraggle ring cut",
+        "HasQueryHs": "whether it has query hydrogens",
+        "GetComplement": "complementary strand, not reversed (written 3' to 5')",
+        "RandomMutation": "randomly mutated sequence (seeded)",
+    }
+)
+
+
+def tool_phrase(tool: str) -> str | None:
+    """The reviewed phrase a question names `tool`'s output with, or None when it has none."""
+    return TOOL_PHRASES.get(tool)

@@ -320,8 +320,9 @@ def _dna_weight(dna: str, double_stranded: bool, circular: bool) -> float:
 
 _MW_SEQ = "ATGGCCATTGTAATGGGCCGCTGAAAGGGTGCCCGATAG"
 _MW_NOTE = (
-    " (average masses, Bio.SeqUtils.molecular_weight; linear strands carry a 5'-OH, "
-    "circular ones lose one water per strand)"
+    " (average masses, Bio.SeqUtils.molecular_weight: nucleoside monophosphates less one "
+    "water per bond, so a linear strand carries a 5' phosphate and a 3'-OH; circular ones "
+    "lose one more water per strand)"
 )
 
 
@@ -400,7 +401,7 @@ def ds_circular_dna_weight(dna: str) -> float:
 
 @tool(
     name="CalculateRNAMolecularWeight",
-    functionality="Calculate the molecular weight (g/mol) of a single-stranded linear RNA (average masses, Biopython).",
+    functionality="Calculate the molecular weight (g/mol) of a single-stranded linear RNA (average masses, Biopython: nucleoside monophosphates less one water per bond, i.e. a 5' monophosphate).",
     inputs=["RNA sequence"],
     outputs=["RNA molecular weight"],
     category="biology",
