@@ -65,7 +65,11 @@ def test_templates_build_covers_every_level_and_format(built) -> None:
         if t["format"] == "true/false":
             assert t["answer"] in ("True", "False") and "claim" in t["plan"]
         if t["level"] >= 2:
-            assert isinstance(t["Parameter"], list) and len(t["Parameter"]) == 4
+            # a rule over k outputs needs k + 1 candidates for every constraint to be
+            # needed (issue 22), and never fewer than the four options of a screen
+            rule = t["plan"]["rule"]
+            assert isinstance(t["Parameter"], list)
+            assert len(t["Parameter"]) >= max(4, len(rule["constraints"]) + 2)
             assert t["plan"]["rule"]["op"] in ("max", "min")
         else:
             assert len(t["plan"]["distractors"]) == 3  # executed near misses, with provenance

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scigate.bench._answer import Underivable, execute_task, same_answer
 from scigate.bench._catalog import given_for
-from scigate.bench._compose import Draft, Rejected, compose, sample_subset
+from scigate.bench._compose import MARGIN, Draft, Rejected, compose, sample_subset
 from scigate.bench._entities import load_entities
 from scigate.bench._judge import Unjudged, judge_task
 from scigate.bench._write import Worded, _options, rule_problems, write_llm, write_templates
@@ -112,8 +112,25 @@ def _task_json(draft: Draft, fmt: str, worded: Worded, subset: list[str]) -> dic
         "subset": subset,
         "entities": {e.label[:80]: e.name for e in draft.entities},
     }
+    if draft.precision:
+        task["precision"] = draft.precision
     task["id"] = _task_id(task)
     return task
+
+
+# The words that state a numeric answer's precision, in the formats that ask for a value.
+_PRECISION_WORDS = {"3 significant figures": "three significant figures"}
+
+
+def _state_precision(draft: Draft, fmt: str, worded: Worded) -> Worded:
+    """The question with the answer's precision stated ("Give numeric values to three
+    significant figures."), so the scorer allows that much and no more."""
+    if not draft.precision or fmt not in ("question & answer", "content completion"):
+        return worded
+    words = _PRECISION_WORDS.get(draft.precision, draft.precision)
+    return worded.model_copy(
+        update={"question": f"{worded.question} Give numeric values to {words}."}
+    )
 
 
 def _screen_view(draft: Draft, worded: Worded, rng: random.Random) -> tuple[str, dict[str, str]]:
@@ -179,10 +196,13 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
     calls: CallRecords = []
     stage, reason, task, status = "compose", "", None, "passed"
     try:
+        margin = getattr(config, "margin", MARGIN)
         draft = compose(
-            plan.level, plan.domain, plan.kind, load_entities()[plan.kind], rng, state.cache
+            plan.level, plan.domain, plan.kind, load_entities()[plan.kind], rng, state.cache, margin
         )
         detail["path"] = draft.path
+        checks: dict[str, str] = dict(draft.checks)
+        detail["checks"] = checks
         subset = sample_subset(plan.domain, draft.entities[0].type, rng, 12)
         subset = list(dict.fromkeys([*draft.path, *subset]))
         stage = "write"
@@ -194,11 +214,13 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
             writer = get_model(config.generator)
             worded, call = await write_llm(writer, draft, plan.format, subset, rng)
             detail["writer"] = call
+        worded = _state_precision(draft, plan.format, worded)
         detail["question"] = worded.question
         stage = "rules"
         problems = rule_problems(draft, worded)
         if problems:
             raise Rejected("; ".join(problems))
+        checks["rules"] = "passed"
         stage = "screen"
         if config.screens:
             from scigate.gate import make_responder
@@ -208,6 +230,7 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
             detail["screens"] = screens
             if why:
                 raise Rejected(why)
+            checks["screen"] = f"{len(config.screens)} screens fail"
         stage = "duplicate"
         mine = tokens(worded.question)
         twin = next(
@@ -220,18 +243,23 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
         task = _task_json(draft, plan.format, worded, subset)
         if not same_answer(execute_task(task).answer, task["answer"]):
             raise Rejected("the task does not re-derive its own answer")
+        checks["verify"] = "re-derived from the task JSON"
         if config.solver:
             stage = "solver"
             detail["solver"] = await _solve(config, state, task, calls)
+            checks["solver"] = "passed"
         if config.judge:
             from scigate.llm import get_model
 
             stage = "judge"
             detail["judge"] = await judge_task(get_model(config.judge), task)
+            checks["judge"] = "passed"
+        task["checks"] = dict(checks)
     except (Rejected, Underivable) as exc:
         if stage == "solver":
             detail["solver"] = getattr(exc, "record", None)
         reason = str(exc)
+        detail["check"] = getattr(exc, "check", None) or stage
         task = None
         status = exc.status if isinstance(exc, Unjudged) else "rejected"
     except Exception as exc:

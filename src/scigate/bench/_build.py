@@ -36,7 +36,7 @@ from scigate.errors import BadInput
 from scigate.executor import Executor, JobResult
 
 DOMAINS = ("chemistry", "biology", "materials")
-GIVE_UP_AFTER = 8  # consecutive failed attempts before a domain is skipped for a level
+GIVE_UP_AFTER = 8  # consecutive failed attempts before a kind of entity is skipped for a level
 # At most this many attempts in flight per task a cell still needs: about half of the
 # attempts fail, so more would mostly be wasted (rejected at `quota` after paying for their
 # solver and judge calls), fewer would leave workers idle near the end of a build.
@@ -60,6 +60,7 @@ class BuildConfig(BaseModel):
     max_attempts: int | None = None  # default 25 per task
     similarity: float = 0.9  # token Jaccard at which a question is a near duplicate
     batch: int = 1  # attempts in flight (1: the sequential build, one random stream)
+    margin: float = 0.02  # relative distance of every threshold from every candidate's value
 
 
 class BuildReport(BaseModel):
@@ -142,7 +143,7 @@ class _Funnel:
         self.done: Counter[tuple[int, str]] = Counter()
         self.by_domain: Counter[str] = Counter()
         self.rejected: Counter[str] = Counter()
-        self.streak: Counter[tuple[str, int]] = Counter()
+        self.streak: Counter[tuple[str, int, str]] = Counter()  # (domain, level, kind)
         self.accepted: list[dict[str, Any]] = []
         self.seen: list[frozenset[str]] = []
         self.attempts = 0
@@ -159,10 +160,15 @@ class _Funnel:
         sequential build); with more, each attempt gets a stream seeded from it, so its
         draws never depend on where or when the others run."""
         rng, config = self.rng, self.config
-        level_ok = {
-            lv: [d for d in config.domains if self.streak[(d, lv)] < GIVE_UP_AFTER]
-            for lv in config.levels
-        }
+
+        def kinds_ok(d: str, lv: int) -> list[str]:
+            return [
+                k
+                for k in DOMAIN_KINDS[d]
+                if (lv == 1 or k not in SINGLE_ONLY) and self.streak[(d, lv, k)] < GIVE_UP_AFTER
+            ]
+
+        level_ok = {lv: [d for d in config.domains if kinds_ok(d, lv)] for lv in config.levels}
         blocked = {lv for lv, ds in level_ok.items() if not ds}
         cell = _pick_cell(self.quotas, self.done, blocked, self.pending)
         if cell is None:  # nothing open, or enough in flight: wait for a settlement
@@ -172,8 +178,7 @@ class _Funnel:
             level_ok[level],
             key=lambda d: (self.by_domain[d] + self.pending_domain[d], rng.random()),
         )
-        kinds = [k for k in DOMAIN_KINDS[domain] if level == 1 or k not in SINGLE_ONLY]
-        kind = rng.choice(kinds)
+        kind = rng.choice(kinds_ok(domain, level))
         if config.batch == 1:
             state = rng.getstate()
         else:
@@ -223,11 +228,11 @@ class _Funnel:
             self.seen.append(tokens(out.task["question"]))
             self.done[(plan.level, plan.format)] += 1
             self.by_domain[plan.domain] += 1
-            self.streak[(plan.domain, plan.level)] = 0
+            self.streak[(plan.domain, plan.level, plan.kind)] = 0
             return "accepted"
         self.rejected[out.stage] += 1
         if out.stage == "compose":
-            self.streak[(plan.domain, plan.level)] += 1
+            self.streak[(plan.domain, plan.level, plan.kind)] += 1
         return out.status
 
 

@@ -28,6 +28,9 @@ from scigate.tools import PlanRun, format_value, get_tool, make_plan, run_plan, 
 DERIVED = {"protein sequence": "encoded peptide", "RNA sequence": "transcript"}
 LEVEL_TOOLS = {1: (1, 2), 2: (2, 4), 3: (3, 6), 4: (5, 10)}
 CANDIDATES = 4  # entities of a selection task: the four options a screen is shown
+POOL = 20  # entities executed for a selection task, from which its candidates are chosen
+MARGIN = 0.02  # default relative distance of a threshold from every candidate's value
+PRECISION = "3 significant figures"  # of a non-integer numeric answer
 
 
 class Rejected(Exception):
@@ -46,7 +49,10 @@ class Draft(BaseModel):
     core: str
     outputs: list[str]
     runs: list[dict[str, Any]]  # per entity: {"entity", "values"}
-    distractors: list[dict[str, str]] = Field(default_factory=list)  # {"value", "how"}
+    distractors: list[dict[str, str]] = Field(default_factory=list)  # {"value", "how", "type"}
+    # how precisely a numeric answer is asked for ("3 significant figures"), None: exactly
+    precision: str | None = None
+    checks: dict[str, str] = Field(default_factory=dict)  # the checks it passed, with a note
 
     def phrase(self, tool: str) -> str:
         """How a question names the output of `tool` (of the encoded peptide, of the
@@ -80,7 +86,13 @@ def _usable(role: ToolRole, available: set[str]) -> bool:
 
 
 def sample_path(
-    domain: str, entity_type: str, k: int, rng: random.Random, numeric: bool, tries: int = 40
+    domain: str,
+    entity_type: str,
+    k: int,
+    rng: random.Random,
+    numeric: bool,
+    tries: int = 40,
+    max_outputs: int | None = None,
 ) -> list[str]:
     """A path of `k` tools from a sampled subset whose outputs (unconsumed steps) are all
     answer tools (numeric ones when `numeric`); `Rejected` when none is found."""
@@ -110,6 +122,8 @@ def sample_path(
         except BadInput:
             continue
         sinks = [roles[plan.steps[i - 1].tool] for i in plan.outputs]
+        if max_outputs is not None and len(sinks) > max_outputs:
+            continue
         if all((s.numeric if numeric else s.scalar) for s in sinks):
             return path
     raise Rejected(f"no {k}-tool {domain} path from {entity_type} with answerable outputs")
@@ -137,80 +151,300 @@ def reproducible(path: list[str], entities: list[Entity]) -> list[PlanRun]:
     return first
 
 
-def nice_between(lo: float, hi: float, avoid: set[str]) -> float | None:
-    """The roundest number strictly between lo and hi whose display is not in `avoid`
-    (a half for two neighbouring counts: 'below 1.5' rather than 'below 1.1')."""
+def rel_distance(x: float, v: float) -> float:
+    """How far threshold `x` lies from value `v`, relative to `v` (inf from a zero value)."""
+    if v == 0:
+        return math.inf if x != 0 else 0.0
+    return abs(x - v) / abs(v)
+
+
+def _margin_of(x: float, values: list[float]) -> float:
+    return min((rel_distance(x, v) for v in values), default=math.inf)
+
+
+def _readable(x: float, digits: int) -> float:
+    if x == 0:
+        return 0.0
+    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
+
+
+def nice_between(
+    lo: float, hi: float, avoid: set[str], values: list[float] | None = None, margin: float = 0.0
+) -> float | None:
+    """A threshold in the middle of the gap (lo, hi), at a relative distance of at least
+    `margin` from every one of `values` (default: lo and hi); rounded to the fewest
+    significant figures that keep it there and whose display is not in `avoid`. None
+    when the middle itself is closer than `margin` to a value."""
+    values = [lo, hi] if values is None else values
+    mid = (lo + hi) / 2
+    if not lo < mid < hi or _margin_of(mid, values) < margin:
+        return None
     if float(lo).is_integer() and float(hi).is_integer() and hi - lo <= 1:
-        half = lo + 0.5
-        return half if format_value(half) not in avoid else None
-    for digits in range(0, 7):
-        step = 10.0**-digits
-        x = math.floor(lo / step + 1) * step
-        for _ in range(50):  # a few neighbours per rounding level, then finer
-            x = round(x, digits)
-            if not x < hi:
-                break
-            shown = format_value(float(x))
-            if lo < x and shown not in avoid and not (x.is_integer() and str(int(x)) in avoid):
-                return x
-            x += step
+        candidates = [lo + 0.5]
+    else:
+        candidates = [_readable(mid, d) for d in range(1, 7)] + [mid]
+    for x in candidates:
+        x = float(x)
+        shown = format_value(x)
+        if not lo < x < hi or _margin_of(x, values) < margin or shown in avoid:
+            continue
+        if x.is_integer() and str(int(x)) in avoid:
+            continue
+        return x
     return None
 
 
+# The acceptance checks of an item, in the order a build reports them.
+CHECKS = (
+    "margin",
+    "vacuous constraint",
+    "constraint needed",
+    "objective",
+    "tool needed",
+    "distractor type",
+)
+# Tools whose output is read off the input's text (a count in the formula, T->U, a
+# complement): a task decided by them alone needs no scientific tool.
+TEXT_TOOLS = {
+    "TranscribeDNAtoRNA",
+    "BackTranscribeRNAtoDNA",
+    "GetComplement",
+    "GetReverseComplement",
+    "CountAtomsInFormula",
+    "CountElementsInFormula",
+    "GetChemicalSystemFromFormula",
+    "GetFormulaAnonymousByFormula",
+    "GetReducedFormula",
+    "GetHillFormula",
+}
+
+
+class CheckFailed(Rejected):
+    """A draft that fails one of CHECKS; the message starts with the check's name."""
+
+    def __init__(self, check: str, why: str) -> None:
+        super().__init__(f"{check}: {why}")
+        self.check = check
+
+
+def _meets(values: dict[str, list[float]], i: int, constraints: list[dict[str, Any]]) -> bool:
+    return all(
+        (values[c["output"]][i] < c["value"])
+        if c["cmp"] == "<"
+        else (values[c["output"]][i] > c["value"])
+        for c in constraints
+    )
+
+
+def _winner(
+    values: dict[str, list[float]], op: str, objective: str, constraints: list[dict[str, Any]]
+) -> tuple[int | None, list[int]]:
+    """The single candidate the rule selects (None when none or a tie) and those meeting it."""
+    meeting = [i for i in range(len(values[objective])) if _meets(values, i, constraints)]
+    if not meeting:
+        return None, meeting
+    scores = [values[objective][i] for i in meeting]
+    best = max(scores) if op == "max" else min(scores)
+    winners = [i for i, s in zip(meeting, scores, strict=True) if s == best]
+    return (winners[0] if len(winners) == 1 else None), meeting
+
+
+def rule_checks(
+    values: dict[str, list[float]], rule: dict[str, Any], margin: float
+) -> dict[str, str]:
+    """Check a selection rule over the candidates' executed values: thresholds at least
+    `margin` (relative) from every candidate's value, no constraint met by all, every
+    constraint needed (dropping it changes the answer or makes it non-unique), an objective
+    that decides between at least two candidates. The passed checks with a note;
+    `CheckFailed` naming the first that fails."""
+    constraints = rule.get("constraints") or []
+    op, objective = rule["op"], rule["output"]
+    n = len(values[objective])
+    worst = math.inf
+    for c in constraints:
+        m = _margin_of(float(c["value"]), values[c["output"]])
+        if m < margin:
+            raise CheckFailed(
+                "margin",
+                f"threshold {c['value']:g} on {c['output']} lies {m:.2%} from a candidate's "
+                f"value (at least {margin:.0%} needed)",
+            )
+        worst = min(worst, m)
+    for c in constraints:
+        if all(_meets(values, i, [c]) for i in range(n)):
+            raise CheckFailed(
+                "vacuous constraint", f"every candidate has {c['output']} {c['cmp']} {c['value']:g}"
+            )
+    winner, meeting = _winner(values, op, objective, constraints)
+    if winner is None:
+        raise CheckFailed("objective", "the rule selects no single candidate")
+    if len(meeting) < 2:
+        raise CheckFailed(
+            "objective",
+            f"only one candidate meets the constraints: the {op} of {objective} decides nothing",
+        )
+    for k, c in enumerate(constraints):
+        rest = constraints[:k] + constraints[k + 1 :]
+        if _winner(values, op, objective, rest)[0] == winner:
+            raise CheckFailed(
+                "constraint needed",
+                f"{c['output']} {c['cmp']} {c['value']:g} can be dropped without changing the answer",
+            )
+    return {
+        "margin": f"smallest threshold distance {worst:.1%}" if constraints else "no thresholds",
+        "vacuous constraint": f"each of {len(constraints)} constraints excludes a candidate",
+        "constraint needed": f"dropping any of {len(constraints)} constraints changes the answer",
+        "objective": f"the {op} of {objective} decides between {len(meeting)} candidates",
+    }
+
+
+def _ancestors(plan: Any, step: int) -> set[str]:
+    """The tools step `step` (1-based) depends on, itself included."""
+    seen, todo = set(), [step]
+    while todo:
+        i = todo.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        todo.extend(
+            int(b.source.split()[1])
+            for b in plan.steps[i - 1].bindings
+            if b.source.startswith("step ")
+        )
+    return {plan.steps[i - 1].tool for i in seen}
+
+
+def tool_checks(level: int, plan: Any, used: list[str]) -> dict[str, str]:
+    """Every tool of the plan needed for the outputs the answer uses (`used`), and from
+    level 2 up at least one of them a scientific tool (not a text operation)."""
+    outputs = [plan.steps[i - 1].tool for i in plan.outputs]
+    unused = [t for t in outputs if t not in used]
+    if unused:
+        raise CheckFailed("tool needed", f"the answer does not use the output of {unused[0]}")
+    needed: set[str] = set()
+    for i in plan.outputs:
+        needed |= _ancestors(plan, i)
+    idle = [s.tool for s in plan.steps if s.tool not in needed]
+    if idle:
+        raise CheckFailed("tool needed", f"no output depends on {idle[0]}")
+    scientific = needed - TEXT_TOOLS
+    if not scientific:
+        if level > 1:
+            raise CheckFailed(
+                "tool needed",
+                "no scientific tool needed: the answer is read off the input's text "
+                f"({', '.join(sorted(needed))})",
+            )
+        return {"tool needed": f"all {len(plan.steps)} tools; no scientific tool (level 1)"}
+    return {"tool needed": f"all {len(plan.steps)} tools"}
+
+
+def _search_rule(
+    values: dict[str, list[float]],
+    outputs: list[str],
+    avoid: set[str],
+    rng: random.Random,
+    margin: float,
+    tries: int = 80,
+) -> tuple[dict[str, Any], list[int]] | str:
+    """A rule and the candidates (indices into the executed pool) it is stated over:
+    one winner, for each constraint a candidate that beats the winner on the objective
+    and is the only one to fail that constraint, one more that meets every constraint
+    and loses on the objective; thresholds in the middle of margin-wide gaps. The check
+    that stopped the last try when none is found."""
+    n = len(values[outputs[0]])
+    why = "constraint needed"
+    for _ in range(tries):
+        objective = rng.choice(outputs)
+        op = rng.choice(("max", "min"))
+        w = rng.randrange(n)
+        score = values[objective]
+        sign = 1 if op == "max" else -1
+        better = [i for i in range(n) if sign * (score[i] - score[w]) > 0]
+        worse = [i for i in range(n) if sign * (score[i] - score[w]) < 0]
+        others = [t for t in outputs if t != objective]
+        if len(better) < len(others) or not worse:
+            why = "objective" if not worse else "constraint needed"
+            continue
+        rng.shuffle(others)
+        chosen = [w, rng.choice(worse)]
+        free = list(better)
+        plan = []
+        for t in others:  # the most extreme free beater on t blocks t
+            cmp = rng.choice(("<", ">"))
+            key = (lambda i, t=t: values[t][i]) if cmp == "<" else (lambda i, t=t: -values[t][i])
+            b = max(free, key=key)
+            free.remove(b)
+            chosen.append(b)
+            plan.append((t, cmp, b))
+        constraints = []
+        for t, cmp, b in plan:
+            vals = [values[t][i] for i in chosen]
+            rest = [values[t][i] for i in chosen if i != b]
+            vb = values[t][b]
+            if cmp == "<" and vb > max(rest):
+                lo, hi = max(rest), vb
+            elif cmp == ">" and vb < min(rest):
+                lo, hi = vb, min(rest)
+            else:
+                why = "constraint needed"
+                break
+            x = nice_between(lo, hi, avoid, vals, margin)
+            if x is None:
+                why = "margin"
+                break
+            constraints.append({"output": t, "cmp": cmp, "value": x})
+        else:
+            return {"op": op, "output": objective, "constraints": constraints}, chosen
+    return why
+
+
 def selection_rule(
-    entities: list[Entity], runs: list[PlanRun], outputs: list[str], rng: random.Random
-) -> dict[str, Any]:
-    """A rule (objective plus constraints over the outputs) that singles out one entity,
-    with thresholds strictly between executed values; `Rejected` if none does."""
+    entities: list[Entity],
+    runs: list[PlanRun],
+    outputs: list[str],
+    rng: random.Random,
+    margin: float = 0.02,
+) -> tuple[dict[str, Any], list[int]]:
+    """A rule (objective plus one constraint per other output) that singles out one
+    candidate and passes `rule_checks`, with the candidates it is stated over (indices
+    into `entities`, at least CANDIDATES of them when the pool allows); `CheckFailed`
+    naming the check no rule could pass."""
     values = {t: [float(r.values[t]) for r in runs] for t in outputs}
     avoid = {format_value(v) for r in runs for s in r.steps for v in [s.result.value]} | {
         format_value(v) for vs in values.values() for v in vs
     }
-    order = list(range(len(entities)))
-    rng.shuffle(order)
-    objective_choices = list(outputs)
-    rng.shuffle(objective_choices)
-    for objective in objective_choices:
-        for w in order:
-            constraints = []
-            for t in outputs:
-                if t == objective:
-                    continue
-                vw = values[t][w]
-                above = [v for i, v in enumerate(values[t]) if i != w and v > vw]
-                below = [v for i, v in enumerate(values[t]) if i != w and v < vw]
-                choices = []
-                if above:
-                    choices.append(("<", vw, min(above)))
-                if below:
-                    choices.append((">", max(below), vw))
-                if not choices:  # every candidate has this value: a bound all of them meet
-                    choices.append(("<", vw, vw + max(1.0, abs(vw))))
-                cmp, lo, hi = rng.choice(choices)
-                threshold = nice_between(lo, hi, avoid)
-                if threshold is None:
-                    break
-                constraints.append({"output": t, "cmp": cmp, "value": threshold})
-            else:
-                meeting = [
-                    i
-                    for i in range(len(entities))
-                    if all(
-                        (values[c["output"]][i] < c["value"])
-                        if c["cmp"] == "<"
-                        else (values[c["output"]][i] > c["value"])
-                        for c in constraints
-                    )
-                ]
-                scores = [values[objective][i] for i in meeting]
-                ops = []
-                if max(scores) == values[objective][w] and scores.count(max(scores)) == 1:
-                    ops.append("max")
-                if min(scores) == values[objective][w] and scores.count(min(scores)) == 1:
-                    ops.append("min")
-                if ops:
-                    return {"op": rng.choice(ops), "output": objective, "constraints": constraints}
-    raise Rejected("no objective and thresholds single out one candidate")
+    found = _search_rule(values, outputs, avoid, rng, margin)
+    if isinstance(found, str):
+        why = {
+            "margin": f"no gap of {margin:.0%} around a threshold",
+            "objective": "no objective leaves two candidates to decide between",
+            "constraint needed": f"no {len(outputs) + 1} of {len(entities)} candidates make "
+            f"each of {len(outputs) - 1} constraints needed",
+        }[found]
+        raise CheckFailed(found, f"{why} ({len(outputs)} outputs)")
+    rule, chosen = found
+    # pad to CANDIDATES with candidates the rule excludes or ranks below the winner,
+    # keeping every threshold margin-wide
+    pool = [i for i in range(len(entities)) if i not in chosen]
+    rng.shuffle(pool)
+    for i in pool:
+        if len(chosen) >= CANDIDATES:
+            break
+        trial = [*chosen, i]
+        sub = {t: [values[t][j] for j in trial] for t in outputs}
+        try:
+            rule_checks(sub, rule, margin)
+        except CheckFailed:
+            continue
+        if _winner(sub, rule["op"], rule["output"], rule["constraints"])[0] == 0:
+            chosen = trial
+    if len(chosen) < CANDIDATES:
+        raise Rejected(f"no {CANDIDATES} candidates keep the rule's checks")
+    rng.shuffle(chosen)
+    sub = {t: [values[t][j] for j in chosen] for t in outputs}
+    rule_checks(sub, rule, margin)
+    return rule, chosen
 
 
 def _siblings(tool: str, domain: str) -> list[str]:
@@ -225,6 +459,61 @@ def _siblings(tool: str, domain: str) -> list[str]:
         and r.scalar
         and r.numeric == me.numeric
     )
+
+
+def _kind(tool: str) -> str:
+    """The type and unit of a tool's answer: 'count' for every count, else its output
+    type (a molecular weight, a density, an electronegativity)."""
+    types = tool_roles()[tool].output_types
+    if all(t.lower().startswith("number of") for t in types):
+        return "count"
+    return "/".join(types)
+
+
+def answer_type(path: list[str]) -> str:
+    """The type and unit of a path's answer: its output tools' output types."""
+    plan = make_plan(path, given=given_for(path))
+    return "; ".join(_kind(plan.steps[i - 1].tool) for i in plan.outputs)
+
+
+def distractor_checks(draft: Draft) -> dict[str, str]:
+    """Every distractor has the answer's type and unit and looks like it (a count for a
+    count); at the stated precision it differs from the answer."""
+    want = answer_type(draft.path) if draft.level == 1 else "candidate"
+    shape = _shape(draft.core)
+    for d in draft.distractors:
+        got = d.get("type", "")
+        if got != want or (draft.level == 1 and _shape(d["value"]) != shape):
+            raise CheckFailed(
+                "distractor type",
+                f"{d['value'][:40]!r} ({got or 'untyped'}, {d.get('how', '')}) offered for "
+                f"an answer of type {want}",
+            )
+        if draft.precision and _within_precision(d["value"], draft.core):
+            raise CheckFailed(
+                "distractor type",
+                f"{d['value'][:40]!r} equals the answer to {draft.precision}",
+            )
+    return {"distractor type": f"{len(draft.distractors)} distractors of type {want}"}
+
+
+def _within_precision(a: str, b: str) -> bool:
+    try:
+        x = [float(i) for i in a.split(";")]
+        y = [float(i) for i in b.split(";")]
+    except ValueError:
+        return False
+    # the scorer's tolerance at 3 significant figures: half a unit of the third digit
+    return len(x) == len(y) and all(
+        abs(p - q) <= (0.5 * 10.0 ** (math.floor(math.log10(abs(q))) - 2) if q else 1e-9)
+        for p, q in zip(x, y, strict=True)
+    )
+
+
+def precision_of(core: str) -> str | None:
+    """The precision a numeric answer is asked for: PRECISION when an item is not an
+    integer, None (exact) for counts and text."""
+    return PRECISION if "float" in _shape(core) else None
 
 
 def _shape(answer: str) -> tuple[str, ...]:
@@ -245,16 +534,24 @@ def near_misses(
     draft: Draft, pool: list[Entity], rng: random.Random, cache: dict, want: int = 3
 ) -> list[dict[str, str]]:
     """Answers of near-miss paths for a single-entity task: the same path on other
-    entities and a sibling tool in place of an output tool; `Rejected` below `want`."""
+    entities and a sibling tool in place of an output tool; `Rejected` below `want`.
+    A near miss of another type or unit than the answer (a count offered for an
+    electronegativity) is passed over for the next one."""
     found: list[dict[str, str]] = []
 
-    def add(value: str | None, how: str) -> None:
+    want_type = answer_type(draft.path)
+
+    def add(value: str | None, how: str, path: list[str]) -> None:
+        kind = answer_type(path)
         if (
             value
+            and kind == want_type
+            and _shape(value) == _shape(draft.core)
             and not same_answer(value, draft.core)
+            and not (draft.precision and _within_precision(value, draft.core))
             and not any(same_answer(value, f["value"]) for f in found)
         ):
-            found.append({"value": value, "how": how})
+            found.append({"value": value, "how": how, "type": kind})
 
     others = [e for e in pool if e.value != draft.entities[0].value]
     rng.shuffle(others)
@@ -275,30 +572,41 @@ def near_misses(
                 run = execute(draft.path, [e], cache)[0]
             except (Rejected, BadInput):
                 continue
-            add(run.answer(), f"same path on {e.name}")
+            add(run.answer(), f"same path on {e.name}", draft.path)
         elif kind == "sibling" and sibling_paths:
             path = sibling_paths.pop()
             try:
                 run = execute(path, draft.entities, cache)[0]
             except (Rejected, BadInput):
                 continue
-            add(run.answer(), f"path {' -> '.join(path)}")
+            add(run.answer(), f"path {' -> '.join(path)}", path)
     if len(found) < want:
         raise Rejected(f"only {len(found)} distinct near-miss answers")
     return found[:want]
 
 
 def compose(
-    level: int, domain: str, kind: str, pool: list[Entity], rng: random.Random, cache: dict
+    level: int,
+    domain: str,
+    kind: str,
+    pool: list[Entity],
+    rng: random.Random,
+    cache: dict,
+    margin: float = MARGIN,
 ) -> Draft:
-    """Sample, execute (twice) and decide the answer of one task."""
+    """Sample, execute (twice) and decide the answer of one task, and run its CHECKS
+    (`CheckFailed` naming the first that fails)."""
     lo, hi = LEVEL_TOOLS[level]
     sizes = list(range(lo, hi + 1))
     rng.shuffle(sizes)
     entity_type = pool[0].type
+    # a selection rule needs a candidate per constraint and two more (see `_search_rule`)
+    max_outputs = None if level == 1 else min(len(pool), POOL) - 1
     for k in sizes:
         try:
-            path = sample_path(domain, entity_type, k, rng, numeric=level >= 2, tries=12)
+            path = sample_path(
+                domain, entity_type, k, rng, numeric=level >= 2, tries=12, max_outputs=max_outputs
+            )
             break
         except Rejected:
             continue
@@ -306,16 +614,39 @@ def compose(
         raise Rejected(
             f"no {lo}-{hi}-tool {domain} path from {entity_type} with answerable outputs"
         )
+    checks: dict[str, str] = {}
     if level == 1:
         entities = [rng.choice(pool)]
+        rule = None
+        runs = reproducible(path, entities)
+        plan = runs[0].plan
+        outputs = [plan.steps[i - 1].tool for i in plan.outputs]
+        checks |= {
+            "margin": "no thresholds",
+            "vacuous constraint": "no constraints",
+            "constraint needed": "no constraints",
+            "objective": "no objective",
+        }
     else:
         if len(pool) < CANDIDATES:
             raise Rejected(f"fewer than {CANDIDATES} {kind} entities")
-        entities = rng.sample(pool, CANDIDATES)
-    runs = reproducible(path, entities)
-    plan = runs[0].plan
-    outputs = [plan.steps[i - 1].tool for i in plan.outputs]
-    rule = None if level == 1 else selection_rule(entities, runs, outputs, rng)
+        tried = rng.sample(pool, min(len(pool), POOL))
+        plan = make_plan(path, entity_type=entity_type, given=given_for(path))
+        ran = [(e, run_plan(plan, e.value, cache=cache)) for e in tried]
+        ran = [(e, r) for e, r in ran if r.ok]
+        if len(ran) < CANDIDATES:
+            raise Rejected(f"the path runs on only {len(ran)} of {len(tried)} {kind} entities")
+        tried, first = [e for e, _ in ran], [r for _, r in ran]
+        outputs = [plan.steps[i - 1].tool for i in plan.outputs]
+        rule, chosen = selection_rule(tried, first, outputs, rng, margin)
+        entities = [tried[i] for i in chosen]
+        runs = reproducible(path, entities)
+        values = {t: [float(r.values[t]) for r in runs] for t in outputs}
+        checks |= rule_checks(values, rule, margin)
+    used = (
+        outputs if rule is None else [rule["output"], *(c["output"] for c in rule["constraints"])]
+    )
+    checks |= tool_checks(level, plan, used)
     labels = [e.label for e in entities]
     core = core_answer(labels, runs, rule)
     draft = Draft(
@@ -328,13 +659,20 @@ def compose(
         core=core,
         outputs=outputs,
         runs=[{"entity": e.label, "values": r.values} for e, r in zip(entities, runs, strict=True)],
+        precision=precision_of(core) if level == 1 else None,
     )
     if level == 1:
         draft.distractors = near_misses(draft, pool, rng, cache)
     else:
         draft.distractors = [
-            {"value": e.label, "how": "another candidate, which the rule does not select"}
+            {
+                "value": e.label,
+                "how": "another candidate, which the rule does not select",
+                "type": "candidate",
+            }
             for e in entities
             if e.label != core
         ]
+    checks |= distractor_checks(draft)
+    draft.checks = {c: checks[c] for c in CHECKS}
     return draft

@@ -1,5 +1,7 @@
 """The funnel of a `bench build` run from the run database: attempts per level and
-format, how many were accepted, and where the others were rejected."""
+format, how many were accepted, and where the others were rejected: by stage, and by
+check (an item's acceptance checks, `_compose.CHECKS`, then the later stages), as the
+gate funnel counts rejections per screen."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from scigate.bench._attempt import STAGES
+from scigate.bench._compose import CHECKS
 from scigate.errors import BadInput
 
 
@@ -24,21 +28,33 @@ def build_funnel(db: str | Path, run_id: str | None = None) -> dict[str, Any]:
         attempts = store.attempts(run["id"])
     cells: dict[str, dict[str, Any]] = {}
     stages: Counter[str] = Counter()
+    checks: Counter[str] = Counter()
+    passed: Counter[str] = Counter()
     for a in attempts:
         d = a["detail"]
         key = f"L{d.get('level')}/{d.get('format')}"
         cell = cells.setdefault(key, {"attempts": 0, "accepted": 0, "rejected": Counter()})
         cell["attempts"] += 1
+        passed.update(list(d.get("checks") or {}))
         if a["status"] == "accepted":
             cell["accepted"] += 1
         else:
-            cell["rejected"][d.get("stage", "?")] += 1
-            stages[d.get("stage", "?")] += 1
+            stage = d.get("stage", "?")
+            # a compose rejection is counted by the check that failed (margin, ...)
+            check = d.get("check") or stage
+            cell["rejected"][check if stage == "compose" else stage] += 1
+            stages[stage] += 1
+            checks[check] += 1
     return {
         "run_id": run["id"],
         "status": run["status"],
         "attempts": len(attempts),
         "accepted": sum(c["accepted"] for c in cells.values()),
         "rejected": dict(stages),
+        "checks": {
+            c: {"passed": passed[c], "rejected": checks[c]}
+            for c in [*CHECKS, *STAGES]
+            if passed[c] or checks[c]
+        },
         "cells": {k: {**v, "rejected": dict(v["rejected"])} for k, v in sorted(cells.items())},
     }
