@@ -2,12 +2,24 @@
 
 Tasks are sorted by entity (so a worker's call cache serves the repeats), cut into chunks
 and run in worker processes; each worker keeps one cache of tool calls for the run.
+
+Parameters (`task_parameters`): a task's `Parameter`, or, when it has none (98 of
+SciToolEval's 379 level-2 tasks name their molecule only in the question), the entities
+the question names in a fixed form: "the molecule with the (molecule) name X" (X quoted,
+or one word followed by punctuation or a joining word: never a guess at where a
+multi-word name ends) for a path that starts from a name, else the entities of the path's
+input type that the question holds (`find_entities`). A path that repeats its first tool
+once per parameter (`[NameToSMILES] * 3 + [GetCrippenDescriptors] * 3`) runs one chain
+per parameter, `[NameToSMILES, GetCrippenDescriptors]`, and the answer joins the parts in
+the parameters' order; a path whose other tools differ per parameter does not say which
+tool takes which parameter and stays underived, with its reason.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
@@ -15,8 +27,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from scigate.bench._answer import Underivable, execute_task, same_answer
-from scigate.tools import ToolResult
+from scigate.bench._answer import (
+    Execution,
+    Underivable,
+    execute_task,
+    same_answer,
+    task_entities,
+    task_format,
+    task_path,
+)
+from scigate.errors import BadInput
+from scigate.tools import ToolResult, make_plan
+from scigate.tools._entities import find_entities, fitting_types
 
 Progress = Callable[[int, int], None]
 Status = Literal["derived", "underivable", "agrees", "disagrees", "error", "unverifiable"]
@@ -46,12 +68,174 @@ class TaskOutcome(BaseModel):
         return f"{text}: {self.reason}" if self.reason else text
 
 
+# "the molecule with the name X", "molecule name \"X\"", "molecules with the names 'a' 'b'"
+_NAMED = re.compile(
+    r"\bmolecules?\s+(?:with\s+(?:the\s+)?|that\s+(?:has|have)\s+the\s+)?"
+    r"(?:molecule\s+)?names?\s+(?:of\s+)?",
+    re.I,
+)
+_QUOTED = re.compile(
+    r"\s*(?:,|and)?\s*([\"'`\u201c\u2018])([^\"'`\u201d\u2019]+?)[.,]?[\"'`\u201d\u2019]"
+)
+_WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9\-]*)(?=[.,;:?!)]|\s+(\w+)|\s*$)")
+# words that may follow an unquoted one-word name (anything else may be the name's next word)
+_AFTER_NAME = frozenset(
+    [
+        "and",
+        "to",
+        "then",
+        "using",
+        "by",
+        "after",
+        "based",
+        "into",
+        "from",
+        "with",
+        "in",
+        "for",
+        "is",
+        "are",
+        "has",
+        "have",
+        "as",
+        "via",
+        "its",
+        "according",
+        "when",
+        "what",
+        "which",
+        "that",
+        "first",
+    ]
+)
+
+
+def _named_molecules(question: str) -> list[str] | str:
+    """The molecule names `question` gives in the fixed form (in order, repeats dropped),
+    or why it gives none unambiguously."""
+    names: list[str] = []
+    for m in _NAMED.finditer(question):
+        rest, pos, quoted = question[m.end() :], 0, []
+        while q := _QUOTED.match(rest, pos):
+            quoted.append(q.group(2).strip())
+            pos = q.end()
+        if quoted:
+            names.extend(quoted)
+            continue
+        w = _WORD.match(rest)
+        if w is None:
+            return f"the question's name after {m.group(0).strip()!r} is not one word or quoted"
+        follower = w.group(2)
+        if follower is not None and follower.lower() not in _AFTER_NAME:
+            return (
+                f"the question names {w.group(1)!r} followed by {follower!r}: "
+                "where the name ends is not stated"
+            )
+        names.append(w.group(1))
+    unique = list(dict.fromkeys(n for n in names if n))
+    return unique or "the question names no molecule in the form 'the molecule with the name X'"
+
+
+def task_parameters(raw: dict[str, Any], path: list[str]) -> tuple[list[Any], str]:
+    """The task's parameters and where they came from ('Parameter' or 'question');
+    `Underivable` when it has none and the question names none unambiguously."""
+    given = task_entities(raw)
+    if given:
+        return given, "Parameter"
+    try:
+        entity_type = make_plan(path[:1]).entity_type
+    except BadInput as exc:
+        raise Underivable(str(exc)) from None
+    if entity_type is None:
+        return [], "Parameter"  # the first step needs no input
+    question = str(raw.get("question") or "")
+    entities = find_entities(question)
+    fits = fitting_types(entity_type)
+    # every entity the question holds must be one the path takes, else some are dropped
+    others = list(
+        dict.fromkeys(
+            e.type
+            for e in entities
+            if entity_type == "molecule name" or not fitting_types(e.type) & fits
+        )
+    )
+    if others:
+        raise Underivable(
+            f"no Parameter, and the question names a {', '.join(others)} besides the "
+            f"{entity_type}(s) the path starts from: its parameters do not map onto the path"
+        )
+    if entity_type == "molecule name":
+        found = _named_molecules(question)
+        if isinstance(found, str):
+            raise Underivable(f"no Parameter, and {found}")
+        return found, "question"
+    texts = list(dict.fromkeys(e.text for e in entities))
+    if not texts:
+        raise Underivable(f"no Parameter, and the question holds no {entity_type}")
+    return texts, "question"
+
+
+def _per_parameter_path(path: list[str], n: int) -> list[str]:
+    """The chain each of `n` parameters runs: the path with its first tool once and every
+    other tool once, when the path repeats each of them `n` times; else `Underivable`."""
+    first = path[0]
+    starts = path.count(first)
+    if starts != n:
+        raise Underivable(
+            f"{n} parameters but the path starts {starts} chain(s) with {first}: "
+            "which parameter each chain takes is not stated"
+        )
+    rest = [t for t in path if t != first]
+    counts = {t: rest.count(t) for t in rest}
+    if any(c != n for c in counts.values()):
+        uneven = ", ".join(f"{t} x{c}" for t, c in counts.items())
+        raise Underivable(
+            f"{n} parameters and tools that differ per parameter ({uneven}): "
+            "which tool takes which parameter is not stated"
+        )
+    return [first, *counts]
+
+
+def execute(raw: dict[str, Any], cache: dict[str, ToolResult] | None = None) -> Execution:
+    """Execute a task under the parameter rules of the module docstring."""
+    path = task_path(raw)
+    params, source = task_parameters(raw, path)
+    rule = (raw.get("plan") or {}).get("rule") if isinstance(raw.get("plan"), dict) else None
+    if isinstance(rule, dict) and rule.get("op") == "join":  # a derived file's own record
+        rule = None
+    repeated = len(params) > 1 and path.count(path[0]) > 1
+    if len(params) <= 1 or rule is not None or not repeated:
+        done = execute_task({**raw, "Parameter": params or None}, cache=cache)
+        if source == "question":
+            done.plan["parameters"] = {"from": "question", "values": params}
+        return done
+    chain = _per_parameter_path(path, len(params))
+    if task_format(raw) != "question & answer":
+        raise Underivable(
+            f"{len(params)} parameters joined in order, but the task is {task_format(raw)}"
+        )
+    parts = [
+        execute_task(
+            {"question": raw.get("question"), "tool_path": chain, "Parameter": p}, cache=cache
+        )
+        for p in params
+    ]
+    answer = "; ".join(part.answer for part in parts)
+    plan = {
+        "tool_path": path,
+        "rule": {"op": "join", "per_parameter": chain},
+        "parameters": {"from": source, "values": params},
+        "parts": [part.plan for part in parts],
+    }
+    return Execution(answer=answer, core=answer, plan=plan)
+
+
 def derive_one(index: int, raw: dict[str, Any], cache: dict[str, ToolResult] | None) -> TaskOutcome:
     """Execute one task and return it with `answer` and `plan` added (the previous answer,
     if any, kept as `source_answer` when it differs)."""
     stored = raw.get("answer")
     try:
-        done = execute_task(raw, cache=cache)
+        done = execute(raw, cache=cache)
     except Underivable as exc:
         return TaskOutcome(index=index, status="underivable", reason=str(exc))
     task = {**raw, "answer": done.answer, "plan": done.plan}
@@ -73,7 +257,7 @@ def verify_one(index: int, raw: dict[str, Any], cache: dict[str, ToolResult] | N
     if stored is None:
         return TaskOutcome(index=index, status="unverifiable", reason="no stored answer")
     try:
-        done = execute_task(raw, cache=cache)
+        done = execute(raw, cache=cache)
     except Underivable as exc:
         status: Status = "error" if claims_plan else "unverifiable"
         return TaskOutcome(index=index, status=status, reason=str(exc), stored=str(stored))
@@ -84,6 +268,21 @@ def verify_one(index: int, raw: dict[str, Any], cache: dict[str, ToolResult] | N
         answer=done.answer,
         stored=str(stored),
     )
+
+
+_QUOTED_VALUE = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def reason_counts(outcomes: list[TaskOutcome]) -> list[tuple[str, int]]:
+    """The reasons of the outcomes that are not derived or agreeing, counted, most
+    frequent first: quoted values become '…' and a reason ends at its first ';'."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if o.status in ("derived", "agrees") or not o.reason:
+            continue
+        key = _QUOTED_VALUE.sub("'…'", o.reason).split(";")[0].strip()
+        counts[key] = counts.get(key, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 _KINDS = {"derive": derive_one, "verify": verify_one}
