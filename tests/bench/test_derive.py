@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scigate.bench import execute_task, read_tasks, run_tasks, same_answer, write_tasks
+from scigate.bench import _derive, execute_task, read_tasks, run_tasks, same_answer, write_tasks
 from scigate.bench._answer import Underivable
 from scigate.cli._bench import app
 from scigate.tools import format_value, get_tool
@@ -230,3 +230,114 @@ def test_written_tasks_hold_no_credential_value(tmp_path, monkeypatch) -> None:
     text = out.read_text()
     assert "sk-test-abcdef123456" not in text
     assert read_tasks(out)[0]["question"] == "with key [redacted SCIGATE_TEST_API_KEY]"
+
+
+# --- issue 22 item 7: SciToolEval level-2 tasks whose parameters are in the question ---
+# SciToolEval is not bundled (its files stay out of this repository); this fixed sample has
+# the shapes of its level-2 all-offline tasks: a Parameter, no Parameter and the molecule
+# named in the question (98 of 379 there), several molecules with a path repeated per
+# molecule, and tasks that must stay underived.
+def _named(path: list[str], question: str) -> dict[str, object]:
+    return {"tool_path": path, "question": question, "level": 2}
+
+
+LEVEL2_SAMPLE = [
+    {"tool_path": ["SMILESToInChI", "InChIToInChIKey"], "Parameter": "CCO",
+     "question": "What is the InChIKey of the molecule with SMILES CCO?", "level": 2},
+    {"tool_path": ["SlnToSmiles", "GetMolFormula"], "Parameter": "CH3C(=O)OH",
+     "question": "Formula of the molecule with the SLN string CH3C(=O)OH?", "level": 2},
+    {"tool_path": ["ConvertingPeptide2SMILES", "GetHeavyAtomsNum"], "Parameter": "GAVL",
+     "question": "How many heavy atoms has the peptide GAVL?", "level": 2},
+    _named(["NameToSMILES", "GetMolFormula", "GetExactMolceularWeight"],
+           "What are the molecular formula and exact weight of the molecule with the name ethanol?"),
+    _named(["NameToSMILES", "GetHeavyAtomsNum", "GetRotatableBondsNum"],
+           "How many heavy atoms and rotatable bonds are in the molecule with the name aspirin?"),
+    _named(["NameToSMILES", "GetRingsNum"],
+           'Give the SMILES of the molecule with the molecule name "benzene," then its rings.'),
+    _named(["NameToSMILES", "GetHeteroatomsNum"],
+           "Determine how many heteroatoms in the molecule with name caffeine."),
+    _named(["NameToSMILES", "CalculateTPSA"],
+           "Calculate the TPSA for the molecule with the name glucose."),
+    _named(["SELFIEStoSMILES", "GetHeavyAtomsNum"],
+           "How many heavy atoms has the molecule with the SELFIES representation [C][C][O]?"),
+    _named(["NameToSMILES"] * 3 + ["GetMolFormula"] * 3,
+           "What are the formulas of the molecules with the names 'ethanol' 'benzene' and "
+           "'methane'?"),
+    # underived, each with its reason
+    _named(["NameToSMILES", "NameToSMILES", "GetFormalCharge", "GetRotatableBondsNum"],
+           "What is the formal charge of the molecule with the name caffeine and the number "
+           "of rotatable bonds in the molecule with the name aspirin?"),
+]  # fmt: skip
+
+
+def test_level2_sample_coverage_with_parameters_from_the_question() -> None:
+    outcomes = run_tasks("derive", LEVEL2_SAMPLE, workers=1)
+    derived = [o for o in outcomes if o.status == "derived"]
+    assert len(derived) / len(outcomes) >= 0.85, [o.line() for o in outcomes]
+    assert all(o.reason for o in outcomes if o.status != "derived")
+    by_index = {o.index: o for o in outcomes}
+    assert by_index[3].answer == "C2H6O; 46.0419"
+    assert by_index[3].task["plan"]["parameters"] == {"from": "question", "values": ["ethanol"]}
+    assert "Parameter" not in by_index[3].task  # the task is kept as it was, plus answer/plan
+    assert by_index[8].answer == "3"  # the SELFIES found in the question
+
+
+def test_a_path_repeated_per_parameter_joins_the_parts_in_order(tmp_path: Path) -> None:
+    task = LEVEL2_SAMPLE[9]
+    done = _derive.execute(task)
+    assert done.answer == "C2H6O; C6H6; CH4"  # the question's order, not sorted
+    assert done.plan["rule"] == {"op": "join", "per_parameter": ["NameToSMILES", "GetMolFormula"]}
+    assert [p["runs"][0]["entity"] for p in done.plan["parts"]] == ["ethanol", "benzene", "methane"]
+    # a Parameter list with the path repeated per parameter joins the same way
+    listed = {"question": "Formulas?", "tool_path": task["tool_path"],
+              "Parameter": ["methane", "ethanol", "benzene"]}  # fmt: skip
+    assert _derive.execute(listed).answer == "CH4; C2H6O; C6H6"
+    # the derived file re-verifies (its plan records the join)
+    path, out = tmp_path / "t.jsonl", tmp_path / "d.jsonl"
+    write_tasks(path, [task, listed])
+    assert (
+        runner.invoke(app, ["derive", str(path), "--out", str(out), "--workers", "1"]).exit_code
+        == 0
+    )
+    verified = runner.invoke(app, ["verify", str(out), "--workers", "1"])
+    assert verified.exit_code == 0 and "2 of 2 stored answers re-derived" in verified.stdout
+
+
+@pytest.mark.parametrize(
+    ("task", "reason"),
+    [
+        (LEVEL2_SAMPLE[10], "2 parameters and tools that differ per parameter (GetFormalCharge x1, "
+         "GetRotatableBondsNum x1): which tool takes which parameter is not stated"),
+        (_named(["NameToSMILES", "GetMolFormula"], "Formula of the molecule with the name acetic "
+                "acid?"), "the question names 'acetic' followed by 'acid': where the name ends "
+         "is not stated"),
+        (_named(["NameToSMILES", "GetMolFormula"], "Formulas of the molecule with the name "
+                "'caffeine' and the SMILES 'CCO'?"), "the question names a SMILES besides the "
+         "molecule name(s) the path starts from"),
+        (_named(["NameToSMILES", "GetMolFormula"], "Formulas of the molecules with the names "
+                "'ethanol' 'benzene'?"), "2 parameters and no rule"),
+        (_named(["NameToSMILES", "GetMolFormula"], "What is the formula of caffeine?"),
+         "the question names no molecule in the form 'the molecule with the name X'"),
+        ({**LEVEL2_SAMPLE[9], "options": {"A": "x", "B": "y"}}, "3 parameters joined in order, "
+         "but the task is multiple choice"),
+    ],
+)  # fmt: skip
+def test_parameters_that_do_not_map_unambiguously_stay_underived(task, reason) -> None:
+    [outcome] = run_tasks("derive", [task], workers=1)
+    assert outcome.status == "underivable" and reason in outcome.reason
+
+
+def test_reason_counts_groups_the_reasons() -> None:
+    outcomes = run_tasks(
+        "derive",
+        [
+            _named(["NameToSMILES", "GetMolFormula"], "the molecule with the name zzqxmol?"),
+            _named(["NameToSMILES", "GetMolFormula"], "the molecule with the name qqzxmol?"),
+            {"question": "What is life?"},
+            LEVEL2_SAMPLE[0],
+        ],
+        workers=1,
+    )
+    counts = _derive.reason_counts(outcomes)
+    assert [n for _, n in counts] == [2, 1] and counts[1][0] == "no tool_path"
+    assert "could not resolve the name '…'" in counts[0][0]
