@@ -43,15 +43,15 @@ Integration (one `RunCgroup` per run, cold or warm):
 2. Its `join_fds()` (one `cgroup.procs` fd per hierarchy, write-only) and `usage_fd()`
    go into the sandbox: `pass_fds` and their numbers in the supervisor's config (cold),
    SCM_RIGHTS with the request (warm server).
-3. The run's first process writes b"0" to each join fd (`join(fds)`, stdlib only): it,
+3. The run's first process writes b"0" to each join fd (`_supervisor.join_cgroup`): it,
    its threads and all its later children are in the run's cgroup. Do it in the forked
    child before exec or before the script (the supervisor's `enter_limits`), so the
    supervisor (and a warm server) stays outside: it survives the run's OOM kill to
    report it, and a warm server's preloaded pages stay charged to the server. The
    supervisor closes the fds in the child after joining and keeps none open.
-4. The supervisor may poll `usage_seconds(usage_fd)` (stdlib only, a few lines to copy
-   into `_supervisor.py`, which runs under `python -I -S` and imports nothing of
-   scigate) and end the run past its CPU limit: that is the CPU time of every process
+4. The supervisor polls `usage_seconds(usage_fd)` (it lives in `_supervisor.py`, which
+   runs under `python -I -S` and imports nothing of scigate; this module reuses it) and
+   ends the run past its CPU limit: that is the CPU time of every process
    and thread of the run, unlike RLIMIT_CPU.
 5. When the supervisor is done: `cg.report()` (peak memory, OOM kills, limits hit, CPU
    seconds) and `cg.close()` (kills what is left, removes the cgroup); `close()` also
@@ -92,6 +92,7 @@ import weakref
 from dataclasses import dataclass
 
 from scigate._process import pid_alive
+from scigate.sandbox._supervisor import usage_seconds
 
 PARENT = "scigate"
 LEAF = "scigate-host"
@@ -120,28 +121,6 @@ class CgroupError(OSError):
 
 class _Unavailable(Exception):
     """Why per-run cgroups cannot be made here (the text of `cgroup_status()`)."""
-
-
-# --- stdlib-only helpers for the sandbox side (copy them into the supervisor) ----------
-
-
-def join(fds: list[int]) -> None:
-    """Move the calling process (its threads, its future children) into the run's cgroup:
-    write b"0" to each `cgroup.procs` fd of `RunCgroup.join_fds()`, then close them."""
-    for fd in fds:
-        os.write(fd, b"0")
-    for fd in fds:
-        os.close(fd)
-
-
-def usage_seconds(fd: int) -> float:
-    """CPU seconds the run used so far, from `RunCgroup.usage_fd()`: v2 `cpu.stat`
-    (`usage_usec N` ...), v1 `cpuacct.usage` (ns). Re-readable at any time."""
-    data = os.pread(fd, 4096, 0)
-    at = data.find(b"usage_usec ")
-    if at >= 0:
-        return int(data[at + 11 :].split(None, 1)[0]) / 1e6
-    return int(data) / 1e9
 
 
 # --- discovery ---------------------------------------------------------------------------

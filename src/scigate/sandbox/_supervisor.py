@@ -140,7 +140,7 @@ def enter_limits(cfg: dict) -> None:
 
 def join_cgroup(cfg: dict) -> None:
     """Move this process (and so every later thread and child) into the run's cgroup:
-    write b"0" to each `cgroup.procs` descriptor the host opened (`_cgroup.join`)."""
+    write b"0" to each `cgroup.procs` descriptor the host opened (`RunCgroup.join_fds`)."""
     fds = cfg.get("cgroup_fds") or ()
     for fd in fds:
         os.write(fd, b"0")
@@ -150,9 +150,10 @@ def join_cgroup(cfg: dict) -> None:
         os.close(cfg["usage_fd"])
 
 
-def cgroup_cpu_seconds(fd: int) -> float:
-    """CPU seconds of the whole run from the cgroup's counter (`_cgroup.usage_seconds`):
-    v2 `cpu.stat` (usage_usec), v1 `cpuacct.usage` (ns)."""
+def usage_seconds(fd: int) -> float:
+    """CPU seconds of the whole run so far from its cgroup's counter
+    (`_cgroup.RunCgroup.usage_fd`): v2 `cpu.stat` (usage_usec), v1 `cpuacct.usage` (ns).
+    Re-readable at any time."""
     data = os.pread(fd, 4096, 0)
     at = data.find(b"usage_usec ")
     if at >= 0:
@@ -311,7 +312,7 @@ class Supervisor:
                 ):
                     caller_gone = True
                     break
-                if usage_fd is not None and cpu_limit and cgroup_cpu_seconds(usage_fd) > cpu_limit:
+                if usage_fd is not None and cpu_limit and usage_seconds(usage_fd) > cpu_limit:
                     cpu_hit = True  # the whole run's CPU time, every process and thread
                     break
                 if max_procs and len(_live(descendants(self.me))) > int(max_procs):
