@@ -771,14 +771,20 @@ def spread_label(runs: int) -> str:
     return f"sample sd, n={runs} runs" if runs > 1 else "one run, no sd"
 
 
+def _spread(block: dict[str, Any], key: str, runs: int) -> tuple[str, list[str]]:
+    """("62.50 ± 3.10" or "n/a", [what the ± is]) of one summary figure of a block."""
+    stat = block[key]
+    if stat.get("mean") is None:
+        return "n/a", []
+    value = f"{stat['mean']:.2f}"
+    if stat.get("std") is not None:
+        value += f" ± {stat['std']:.2f}"
+    return value, [spread_label(block.get("runs", {}).get(key, runs))]
+
+
 def answer_line(block: dict[str, Any], runs: int) -> str:
     """ "Answer 62.50 ± 3.10 (sample sd, n=3 runs; 5/8 judged; 2 unjudged; 0 errors)"."""
-    a = block["answer"]
-    value = "n/a" if a.get("mean") is None else f"{a['mean']:.2f}"
-    if a.get("std") is not None:
-        value += f" ± {a['std']:.2f}"
-    over = block.get("runs", {}).get("answer", runs)
-    parts = [spread_label(over)] if a.get("mean") is not None else []
+    value, parts = _spread(block, "answer", runs)
     parts += [
         f"{block.get('correct', 0)}/{block.get('judged', 0)} judged",
         f"{block['unjudged']} unjudged",
@@ -791,12 +797,7 @@ def answer_line(block: dict[str, Any], runs: int) -> str:
 
 def tool_line(block: dict[str, Any], runs: int) -> str:
     """ "Tool 75.00 ± 0.00 (sample sd, n=2 runs; 6 of 8 tasks with a reference path)"."""
-    t = block["tool"]
-    value = "n/a" if t.get("mean") is None else f"{t['mean']:.2f}"
-    if t.get("std") is not None:
-        value += f" ± {t['std']:.2f}"
-    over = block.get("runs", {}).get("tool", runs)
-    parts = [spread_label(over)] if t.get("mean") is not None else []
+    value, parts = _spread(block, "tool", runs)
     rows = block.get("n", 0) * runs
     parts.append(f"{block.get('tool_scored', 0)} of {rows} task runs with a reference path")
     return f"Tool {value} ({'; '.join(parts)})"
