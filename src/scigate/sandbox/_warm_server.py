@@ -247,7 +247,6 @@ class Server:
         private = [self.sock.fileno(), out_r, err_r]
         if self.caller_fd is not None:
             private.append(self.caller_fd)
-        request.pop("clean", None)
 
         def start(cfg: dict, error_w: int) -> None:
             _start_run(cfg, error_w, out_w, err_w, private, self.isolated)
@@ -281,12 +280,6 @@ class Server:
         return not sup.terminated and not left
 
 
-def _clear_home(home: str) -> None:
-    """Remove the server's start-up HOME (on /run): runs have their own, and what is
-    kept from the server's start is what every later run could read."""
-    shutil.rmtree(home, ignore_errors=True)
-
-
 def main() -> None:
     """Entry point: argv[1] the socket fd, argv[2] the caller's pid, the rest modules."""
     supervisor.deny_ptrace()  # runs are forked from here: no ptrace or /proc/PID/mem of it
@@ -314,7 +307,9 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     if isolated:  # the server's own files and mappings; a run's are removed after it
-        _clear_home(home)
+        # the start-up HOME (on /run) goes: runs have their own, and whatever the
+        # server kept from its start is what every later run could read
+        shutil.rmtree(home, ignore_errors=True)
         server.pristine = pristine.Pristine.capture()
     subreaper = supervisor._prctl(supervisor.PR_SET_CHILD_SUBREAPER, 1)
     server.send({"ready": True, "pid": os.getpid(), "subreaper": subreaper})
