@@ -4,8 +4,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
+# Tests wait on sandboxes, subprocesses and servers more than they compute: four workers on
+# two cores; a file's tests stay on one worker (module fixtures, warm servers).
+PYTEST_WORKERS ?= 4
 
-.PHONY: test demo lint format bench clean venv
+.PHONY: test demo docs lint format bench clean venv
 
 venv: $(STAMP)
 
@@ -16,15 +19,22 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts
+	$(MAKE) --no-print-directory docs
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 $(PYTEST_ARGS)
+
+# The docs site: reference pages generated from the code, then a strict build (a broken
+# link or a page missing from the navigation fails it).
+docs: $(STAMP)
+	$(PY) scripts/gen_reference.py --out docs/reference
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 demo: $(STAMP)
 	$(VENV)/bin/scigate demo --out demo-output
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks scripts
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format src tests benchmarks
@@ -34,4 +44,4 @@ bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache .ruff_cache
+	rm -rf $(VENV) demo-output .pytest_cache .ruff_cache build/site docs/reference
