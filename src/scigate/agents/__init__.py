@@ -16,18 +16,11 @@ from scigate.agents._checkpoints import (
 )
 from scigate.agents._context import AgentContext
 from scigate.agents._eval import (
-    METHODS,
-    EvalConfig,
     EvalResult,
-    alias_table,
-    check_method,
     errors_dominate,
     evaluate,
-    judge_answer,
     load_bench,
     render_markdown,
-    run_method,
-    score_task,
     summarize_rows,
     write_result,
 )
@@ -38,6 +31,7 @@ from scigate.agents._evo import (
     AccumulationReport,
     EvoAgent,
     EvoConfig,
+    alias_table,
     reference_reward,
 )
 from scigate.agents._executor import execute_chain, run_step, summarize
@@ -52,6 +46,14 @@ from scigate.agents._scoring import (
     parse_judge_reply,
     score_answer,
     tool_scores,
+)
+from scigate.agents._taskscore import (
+    METHODS,
+    EvalConfig,
+    check_method,
+    judge_answer,
+    run_method,
+    score_task,
 )
 from scigate.agents._toolspace import ToolSpace, complete_missing, library_tools
 

@@ -28,9 +28,10 @@ from typing import Any
 
 from scigate._tmp import scigate_tempdir
 from scigate.agents._context import AgentContext, ModelLike
-from scigate.agents._eval import EvalConfig, _judge_for_training, alias_table, evaluate
-from scigate.agents._evo import EvoAgent
+from scigate.agents._eval import _judge_for_training, evaluate
+from scigate.agents._evo import EvoAgent, alias_table
 from scigate.agents._records import Task
+from scigate.agents._taskscore import EvalConfig
 from scigate.agents._toolrun import ExecutorToolRunner
 from scigate.errors import BadInput
 from scigate.executor import Executor

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scigate.agents._context import AgentContext, ModelLike
-from scigate.agents._eval import EvalConfig, score_task, score_trajectory
 from scigate.agents._records import Task, Trajectory
+from scigate.agents._taskscore import EvalConfig, score_task, score_trajectory
 from scigate.agents._toolspace import ToolSpace
 from scigate.executor import Executor, Job, Shared
 from scigate.tools import Embedder, Tool, make_split
