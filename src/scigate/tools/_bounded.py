@@ -2,9 +2,10 @@
 
 Every `Tool.call` goes through `bounded_limits` (which limit applies) and, for tools
 declared ``heavy=True`` (3D embedding, descriptors over conformers), through
-`WorkerPool.run`: the body runs in a long-lived worker process (``python -c ...
-worker_main()``, RDKit preloaded, pickles over its stdin/stdout), so a warm call costs
-one pipe round trip.
+`WorkerPool.run`: the body runs in a long-lived worker process (`scigate.tools._worker`,
+the modules of the heavy tools already run preloaded, pickles over its stdin/stdout), so a
+warm call costs one pipe round trip. This module is a leaf of the package: it imports no
+tool code (the worker entry point finds tools by module and name).
 When the time limit passes the worker is SIGKILLed (RDKit ignores SIGTERM while it is
 inside C++), reaped, and replaced on the next call; the caller gets ``ok: false`` naming
 the limit.
@@ -32,8 +33,6 @@ import atexit
 import contextlib
 import contextvars
 import ctypes
-import functools
-import importlib
 import os
 import pickle
 import queue
@@ -45,10 +44,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from scigate.tools._tool import Tool
+
+class HeavyCall(Protocol):
+    """What the pool needs of a tool: its name and its body (found again in the worker by
+    module and qualified name)."""
+
+    name: str
+    fn: Callable[..., Any]
+
 
 DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MAX_INPUT_CHARS = 200_000  # total characters over all string arguments
@@ -233,75 +238,6 @@ def recv_message(fd: int) -> Any:
     return pickle.loads(_read_exact(fd, size))
 
 
-# ---------------------------------------------------------------- worker process side
-
-
-@functools.lru_cache(maxsize=1024)
-def _resolve(module: str, qualname: str, tool_name: str) -> Any:
-    """The function behind a tool, found again inside the worker (cached per worker)."""
-    from scigate.tools._library import load_library
-    from scigate.tools._tool import REGISTRY, Tool
-
-    if "<locals>" not in qualname:
-        obj: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            obj = getattr(obj, part, None)
-        if isinstance(obj, Tool):
-            return obj.fn
-        if callable(obj):
-            return obj
-    load_library()
-    if tool_name in REGISTRY:
-        return REGISTRY[tool_name].fn
-    raise LookupError(f"tool {tool_name!r} cannot be found in a worker process")
-
-
-def worker_main(fd_in: int = 0, fd_out: int | None = None) -> None:
-    """Serve calls until the parent closes the pipe: (module, qualname, name, kwargs)."""
-    from scigate.tools._tool import ToolInputError, _jsonable, format_value
-
-    if fd_out is None:
-        # replies go to the original stdout; anything a tool prints goes to stderr instead
-        fd_out = os.dup(1)
-        os.dup2(2, 1)
-    with contextlib.suppress(ImportError):
-        importlib.import_module("scigate.tools.library.chemistry_3d")  # warm: RDKit loaded
-    send_message(fd_out, ("ready",))
-    while True:
-        try:
-            module, qualname, tool_name, kwargs = recv_message(fd_in)
-        except (EOFError, OSError, KeyboardInterrupt):
-            return
-        try:
-            fn = _resolve(module, qualname, tool_name)
-        except Exception as exc:
-            send_message(fd_out, ("error", f"{type(exc).__name__}: {exc}"))
-            continue
-        # importing the tool's module is not charged to the call's time limit
-        send_message(fd_out, ("started",))
-        try:
-            value = fn(**kwargs)
-            reply: tuple[Any, ...] = ("ok", _jsonable(value), format_value(value))
-        except ToolInputError as exc:
-            reply = ("input", str(exc))
-        except ImportError as exc:
-            reply = ("import", str(exc.name or exc))
-        except BaseException as exc:  # a body's sys.exit() too: report it, keep serving
-            reply = ("error", _describe(exc))
-        try:
-            send_message(fd_out, reply)
-        except (EOFError, OSError):
-            return
-
-
-def _describe(exc: BaseException) -> str:
-    try:
-        text = str(exc)[:500]
-    except BaseException:  # an int too long to print, a hostile __str__
-        text = "(message not printable)"
-    return f"{type(exc).__name__}: {text}"
-
-
 # ---------------------------------------------------------------- parent side
 
 
@@ -340,6 +276,12 @@ def _child_env() -> dict[str, str]:
     return env
 
 
+# the worker's entry point lives apart (`_worker`), so this module imports no tool code
+_WORKER_ENTRY = (
+    "import sys; from scigate.tools._worker import worker_main; worker_main(warm=sys.argv[1:])"
+)
+
+
 class WorkerPool:
     """A small pool of warm worker processes; a call past its limit kills its worker."""
 
@@ -349,10 +291,12 @@ class WorkerPool:
         self._started = 0
         self._lock = threading.Lock()
         self._all: list[_Worker] = []
+        # modules of the heavy tools this pool has run: a new worker imports them first
+        self._warm: set[str] = set()
 
     def _spawn(self) -> _Worker:
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from scigate.tools._bounded import worker_main; worker_main()"],
+            [sys.executable, "-c", _WORKER_ENTRY, *sorted(self._warm)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=_child_env(),
@@ -400,10 +344,11 @@ class WorkerPool:
                 self._all.remove(worker)
                 self._started -= 1
 
-    def run(self, t: Tool, kwargs: dict[str, Any], time_limit: float) -> tuple[Any, ...]:
+    def run(self, t: HeavyCall, kwargs: dict[str, Any], time_limit: float) -> tuple[Any, ...]:
         """Run `t`'s body in a worker; the worker's reply, or `LimitExceeded` after `time_limit`."""
-        worker = self._acquire(time_limit)
         fn = t.fn
+        self._warm.add(fn.__module__)
+        worker = self._acquire(time_limit)
         job = (fn.__module__, fn.__qualname__, t.name, kwargs)
         try:
             send_message(worker.fd_out, job)
