@@ -15,6 +15,7 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,6 +157,7 @@ async def _screen(
                 "screen": responder.name,
                 "solved": result.solved,
                 "correct_calls": result.correct_calls,
+                "calls": len(result.calls),
                 "reason": result.reason,
             }
         )
@@ -211,7 +213,7 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
         else:
             from scigate.llm import get_model
 
-            writer = get_model(config.generator)
+            writer = get_model(config.generator, recorder=_to(calls, "writer"))
             worded, call = await write_llm(writer, draft, plan.format, subset, rng)
             detail["writer"] = call
         worded = _state_precision(draft, plan.format, worded)
@@ -225,7 +227,7 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
         if config.screens:
             from scigate.gate import make_responder
 
-            responders = [make_responder(s) for s in config.screens]
+            responders = [make_responder(s, recorder=_to(calls, "screen")) for s in config.screens]
             why, screens = await _screen(config, draft, worded, rng, responders)
             detail["screens"] = screens
             if why:
@@ -252,7 +254,8 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
             from scigate.llm import get_model
 
             stage = "judge"
-            detail["judge"] = await judge_task(get_model(config.judge), task)
+            judge = get_model(config.judge, recorder=_to(calls, "judge"))
+            detail["judge"] = await judge_task(judge, task)
             checks["judge"] = "passed"
         task["checks"] = dict(checks)
     except (Rejected, Underivable) as exc:
@@ -279,6 +282,12 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
     )
 
 
+def _to(calls: CallRecords, role: str) -> Callable[[Any], None]:
+    """A recorder that keeps each model call's record under `role` for the driver to store
+    (writer, screen, solver and judge calls alike: the build's cost comes from them)."""
+    return lambda record: calls.append((role, record))
+
+
 async def _solve(
     config: Any, state: _RunState, task: dict[str, Any], calls: CallRecords
 ) -> dict[str, Any]:
@@ -288,7 +297,7 @@ async def _solve(
 
     if state.space is None:
         state.space = solver_space()
-    model = get_model(config.solver, recorder=lambda record: calls.append(("solver", record)))
+    model = get_model(config.solver, recorder=_to(calls, "solver"))
     return await solve_task(model, state.space, task, config.solver_method)
 
 

@@ -386,7 +386,8 @@ async def _pipeline(
 
 
 def _record(store: Any, run_id: str, outcome: AttemptOutcome) -> None:
-    """Store the model calls the attempt's solver made (under the attempt's call key)."""
+    """Store the model calls the attempt made (writer, screens, solver, judge), each role's
+    under the attempt's call key."""
     recorders: dict[str, Callable[[Any], None]] = {}
     for role, record in outcome.calls:
         if role not in recorders:

@@ -17,13 +17,22 @@ from scigate.gate._values import numeric_values, parse_number
 class ModelResponder:
     """A no-tool screen backed by a model spec: only the question and options are sent."""
 
-    def __init__(self, spec: str, *, store: Any = None, run_id: str | None = None):
+    def __init__(
+        self,
+        spec: str,
+        *,
+        store: Any = None,
+        run_id: str | None = None,
+        recorder: Callable[[Any], None] | None = None,
+    ):
+        """`store`: record each call in the run database (and reuse it on resume);
+        `recorder`: without a store, receive each call's record (a worker sends them back)."""
         from scigate.llm import get_model
 
         self.name = spec
         self.store = store
         self.run_id = run_id
-        self._model = get_model(spec)
+        self._model = get_model(spec, recorder=recorder)
         self._get_model = get_model
 
     async def respond(
@@ -166,8 +175,15 @@ class CueResponder:
         return Reply(text=f"Answer: {letter}")
 
 
-def make_responder(spec: str, *, store: Any = None, run_id: str | None = None):
-    """A responder for a screen spec: `cue/NAME` or any model spec."""
+def make_responder(
+    spec: str,
+    *,
+    store: Any = None,
+    run_id: str | None = None,
+    recorder: Callable[[Any], None] | None = None,
+):
+    """A responder for a screen spec: `cue/NAME` or any model spec (its calls recorded in
+    `store`, or handed to `recorder`)."""
     if spec.startswith("cue/"):
         return CueResponder(spec)
-    return ModelResponder(spec, store=store, run_id=run_id)
+    return ModelResponder(spec, store=store, run_id=run_id, recorder=recorder)
