@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from scigate._atomic import write_text_atomic
 from scigate._secrets import redact
 from scigate.errors import BadInput
 
@@ -24,13 +25,8 @@ ACCUMULATION = "accumulation.jsonl"
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename (never half a file)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write `text` to `path` whole or not at all (`scigate._atomic`)."""
+    write_text_atomic(path, text)
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from scigate._atomic import atomic_writer
 from scigate._jsonl import read_objects
 from scigate._secrets import redactor
-from scigate.errors import BadInput
 
 
 def read_tasks(path: str | Path) -> list[dict[str, Any]]:
@@ -25,21 +23,9 @@ def write_tasks(path: str | Path, tasks: Iterable[dict[str, Any]]) -> int:
     returns how many were written."""
     p = Path(path)
     redact = redactor()
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    except OSError as exc:
-        raise BadInput(f"cannot write {p}: {exc.strerror or exc}") from None
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for task in tasks:
-                fh.write(redact(json.dumps(task, ensure_ascii=False, default=str)) + "\n")
-                count += 1
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(p) as fh:
+        for task in tasks:
+            fh.write(redact(json.dumps(task, ensure_ascii=False, default=str)) + "\n")
+            count += 1
     return count

@@ -231,7 +231,7 @@ def write_release(
     """Write the release folder `out` (the JSONL, `datasheet.md`, `conditions.json`), each
     file atomically; returns the conditions. Everything is computed before any file is
     written, so bad input leaves `out` untouched."""
-    from scigate.gate._files import write_text_atomic
+    from scigate._atomic import write_text_atomic
 
     conditions = release_conditions(db, bench, run_id)
     sheet = datasheet(conditions)

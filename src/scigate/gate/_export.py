@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from scigate import __version__
+from scigate._atomic import atomic_path, write_text_atomic
 from scigate._text import md_code, md_text
 from scigate.errors import BadInput
 from scigate.gate._audit import (
@@ -35,7 +36,6 @@ from scigate.gate._audit import (
 )
 from scigate.gate._candidate import LETTERS
 from scigate.gate._environment import run_environment
-from scigate.gate._files import write_text_atomic
 from scigate.gate._values import value_rank
 
 #: The inspect_ai task files of a release (package data in scigate/gate/templates).
@@ -448,9 +448,8 @@ def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
     ]
     for r in rows:
         r.pop("options")
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(pa.Table.from_pylist(rows), tmp)
-    tmp.replace(path)
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.Table.from_pylist(rows), tmp)
     return path
 
 

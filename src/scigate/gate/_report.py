@@ -14,10 +14,10 @@ from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel
 
 from scigate import __version__
+from scigate._atomic import write_text_atomic
 from scigate.errors import BadInput
 from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
-from scigate.gate._files import write_text_atomic
 from scigate.gate._workers import distinct_executors, executor_text
 from scigate.store import CandidateRecord
 

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs
 
 import numpy as np
 
+from scigate._atomic import atomic_writer
 from scigate.errors import BadInput
 
 
@@ -243,9 +244,8 @@ class CachedEmbedder:
             self.directory.mkdir(parents=True, exist_ok=True)
             for i, vector in zip(missing, fresh, strict=True):
                 rows[i] = vector
-                tmp = self._path(texts[i]).with_suffix(f".{os.getpid()}.tmp.npy")
-                np.save(tmp, vector)
-                os.replace(tmp, self._path(texts[i]))
+                with atomic_writer(self._path(texts[i]), "wb") as fh:
+                    np.save(fh, vector)
         if not rows:
             return np.zeros((0, 1), dtype=np.float32)
         return np.vstack([r for r in rows if r is not None]).astype(np.float32)
