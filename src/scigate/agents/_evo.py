@@ -659,8 +659,8 @@ class EvoAgent:
         )
         if not reply:
             return
-        domain = str(reply.get("domain") or task.domain or "").lower()
-        domain = domain if domain in DOMAINS else (task.domain or None)
+        named = str(reply.get("domain") or task.domain or "").lower()
+        domain = named if named in DOMAINS else (task.domain or None)
         candidates = []
         if reply.get("general_prompt"):
             rule = truncate_words(str(reply["general_prompt"]), 25)

@@ -105,7 +105,7 @@ class LinUCBGate:
     def scores(self, x: np.ndarray | list[float]) -> dict[str, float]:
         """UCB score of each arm for context x."""
         xv = np.asarray(x, dtype=np.float64)
-        out = {}
+        out: dict[str, float] = {}
         for arm in ARMS:
             a_inv_x = np.linalg.solve(self.A[arm], xv)
             bonus = self.alpha * float(np.sqrt(max(0.0, float(xv @ a_inv_x))))

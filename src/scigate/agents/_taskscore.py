@@ -175,7 +175,8 @@ async def score_task(
     learned = None
     if evo and error is None:
         assert agent is not None and verdict is not None
-        checks = [] if (path := path_matches(task, traj, aliases)) is None else [path]
+        path = path_matches(task, traj, aliases)
+        checks: list[bool | None] = [] if path is None else [path]
         if task.answer is not None:
             checks.append(verdict.verdict)
         reward = strict_reward(checks)
@@ -253,7 +254,7 @@ def _row(
     predicted = canonical_names(traj.scored_chain, aliases)
     reference = canonical_names(task.tool_path, aliases)
     ts: dict[str, float | None] = (
-        tool_scores(predicted, reference)
+        dict(tool_scores(predicted, reference))
         if reference
         else {"exact": None, "set_f1": None, "lcs": None}
     )

@@ -208,7 +208,7 @@ class AnthropicModel(Model):
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncAnthropic]
         self._clients = weakref.WeakKeyDictionary()
 
-    def _credentials(self, layer: LayerSettings) -> dict[str, str]:
+    def _credentials(self, layer: LayerSettings) -> dict[str, Any]:
         if layer.api_key_env:
             key = os.environ.get(layer.api_key_env)
             if not key:

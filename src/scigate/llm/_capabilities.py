@@ -321,12 +321,13 @@ def _adapt_thinking(caps: Capabilities, settings: dict[str, Any], changes: list[
             )
     if caps.effort_levels is None:
         return
-    output_config = settings.get("output_config")
+    raw_config = settings.get("output_config")
+    output_config: dict[str, Any] = raw_config if isinstance(raw_config, dict) else {}
     for where, wanted in (
         ("reasoning_effort", settings.get("reasoning_effort")),
         (
             "output_config.effort",
-            output_config.get("effort") if isinstance(output_config, dict) else None,
+            output_config.get("effort"),
         ),
     ):
         if wanted is None or wanted == "none":

@@ -253,8 +253,9 @@ class Model(ABC):
 
         def wait(state: RetryCallState) -> float:
             seconds = backoff(state)
-            if state.outcome is not None and state.outcome.failed:
-                hint = _retry_after(state.outcome.exception())
+            failure = state.outcome.exception() if state.outcome is not None else None
+            if failure is not None:
+                hint = _retry_after(failure)
                 if hint is not None:
                     # A server hint is honoured only within the call's timeout: waiting
                     # longer would stall the caller past what it asked for.
@@ -292,8 +293,8 @@ class Model(ABC):
         changes += dropped
         # What earlier refusals taught for this endpoint and model (this run).
         learned_key = (*self.endpoint(), self.spec.model)
-        for fix, said in list(_LEARNED.get(learned_key, {}).items()):
-            sent, tools, messages, change = apply_fix(fix, sent, tools, messages)
+        for known, said in list(_LEARNED.get(learned_key, {}).items()):
+            sent, tools, messages, change = apply_fix(known, sent, tools, messages)
             if change:
                 changes.append(f"{change}: the provider refused it earlier in this run ({said})")
         self._prepare(layer)
@@ -324,13 +325,13 @@ class Model(ABC):
                 reraise=True,
             )
             try:
-                output = await retrying(attempt)
+                output: ModelOutput = await retrying(attempt)
                 break
             except Exception as exc:
                 refused = None if adapted_on_refusal else self._refusal(exc)
                 if refused is not None:
                     said, param = refused
-                    fix = refusal_fix(said, param, sent, tools, messages)
+                    fix: Fix | None = refusal_fix(said, param, sent, tools, messages)
                     if fix is not None:
                         sent, tools, messages, change = apply_fix(fix, sent, tools, messages)
                         if change:

@@ -83,7 +83,7 @@ def _estimate_tokens(value: Any) -> int:
 def _tool_call(item: Any) -> ToolCall:
     if not isinstance(item, dict):
         raise ValueError(f"tool call {item!r} is not a dict with name and arguments")
-    function = item.get("function") if isinstance(item.get("function"), dict) else item
+    function: dict[str, Any] = item["function"] if isinstance(item.get("function"), dict) else item
     name = function.get("name")
     arguments = function.get("arguments", {})
     if isinstance(arguments, str):
@@ -110,7 +110,9 @@ def to_output(
 ) -> ModelOutput:
     """Turn what a python model returned (str or dict) into a `ModelOutput`."""
     if isinstance(result, str):
-        content, calls, usage_in, stop = result, [], None, None
+        content: str | None = result
+        calls: list[ToolCall] = []
+        usage_in, stop = None, None
     elif isinstance(result, dict):
         content = result.get("content")
         if content is not None and not isinstance(content, str):

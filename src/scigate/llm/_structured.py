@@ -118,6 +118,7 @@ async def generate_structured[T](
     """Ask `model` for a JSON answer valid against `schema` (a pydantic model or any type
     pydantic can validate). On a malformed answer, ask again once, saying what was wrong."""
     adapter = TypeAdapter(schema)
+    result: Any = StructuredResult[schema]  # type: ignore[valid-type]  # parametrised at run time
     conversation = _with_instruction(messages, _instruction(adapter))
     outputs: list[ModelOutput] = []
 
@@ -125,7 +126,7 @@ async def generate_structured[T](
     outputs.append(output)
     value, problem = parse_structured(output.text, adapter)
     if problem is None:
-        return StructuredResult[schema](value=value, outputs=outputs)
+        return result(value=value, outputs=outputs)
 
     conversation = [
         *conversation,
@@ -140,7 +141,5 @@ async def generate_structured[T](
     outputs.append(output)
     value, second = parse_structured(output.text, adapter)
     if second is None:
-        return StructuredResult[schema](value=value, outputs=outputs)
-    return StructuredResult[schema](
-        value=None, outputs=outputs, error=f"no valid answer after one re-ask: {second}"
-    )
+        return result(value=value, outputs=outputs)
+    return result(value=None, outputs=outputs, error=f"no valid answer after one re-ask: {second}")

@@ -68,7 +68,8 @@ class RunLock:
             fd, self._fd = self._fd, None
             with suppress(FileNotFoundError):
                 os.unlink(self.path)  # while still locked: a waiter re-checks the inode
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
 
     def __enter__(self) -> RunLock:
         return self

@@ -542,8 +542,8 @@ class Store:
                     time.time(),
                 ),
             )
-            if cur.rowcount == 1:
-                return int(cur.lastrowid)
+            if cur.rowcount == 1 and cur.lastrowid is not None:
+                return cur.lastrowid
             row = conn.execute("SELECT id FROM model_calls WHERE call_key = ?", (call_key,))
             return int(row.fetchone()[0])
 

@@ -51,8 +51,11 @@ class HeavyCall(Protocol):
     """What the pool needs of a tool: its name and its body (found again in the worker by
     module and qualified name)."""
 
-    name: str
-    fn: Callable[..., Any]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def fn(self) -> Callable[..., Any]: ...
 
 
 DEFAULT_TIME_LIMIT = 60.0

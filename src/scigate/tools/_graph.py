@@ -165,7 +165,7 @@ class ToolGraph:
 
     def successors(self, name: str) -> list[str]:
         """Tools that can take an output of `name` as input."""
-        out = set()
+        out: set[str] = set()
         for type_node in self.graph.successors(_tool_id(name)):
             out.update(self.graph.nodes[t]["name"] for t in self.graph.successors(type_node))
         out.discard(name)
@@ -173,7 +173,7 @@ class ToolGraph:
 
     def predecessors(self, name: str) -> list[str]:
         """Tools whose output `name` can take as input."""
-        out = set()
+        out: set[str] = set()
         for type_node in self.graph.predecessors(_tool_id(name)):
             out.update(self.graph.nodes[t]["name"] for t in self.graph.predecessors(type_node))
         out.discard(name)

@@ -228,7 +228,7 @@ def tool(
     safety: bool = False,
     network: bool = False,
     requires: list[str] | None = None,
-    examples: list[tuple[dict[str, Any], Any]] | list[ToolExample] | None = None,
+    examples: list[tuple[dict[str, Any], Any] | ToolExample] | None = None,
     registry: dict[str, Tool] | None = None,
     aliases: list[str] | None = None,
     heavy: bool = False,

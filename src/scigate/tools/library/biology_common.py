@@ -139,7 +139,7 @@ def find_repeats(seq: str, length: int, min_count: int) -> list[dict[str, Any]]:
     positions: dict[str, list[int]] = {}
     for i in range(len(seq) - length + 1):
         positions.setdefault(seq[i : i + length], []).append(i + 1)
-    hits = [
+    hits: list[dict[str, Any]] = [
         {"repeat": k, "count": len(v), "positions": v}
         for k, v in positions.items()
         if len(v) >= min_count

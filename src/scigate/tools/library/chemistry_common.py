@@ -43,7 +43,7 @@ def rdkit_tool(
     scenarios: list[str],
     objects: list[str] | None = None,
     inputs: list[str] | None = None,
-    examples: list[tuple[dict[str, Any], Any]] | list[ToolExample] | None = None,
+    examples: list[tuple[dict[str, Any], Any] | ToolExample] | None = None,
     heavy: bool = False,
     time_limit: float | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]:
