@@ -5,7 +5,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 # Tests wait on sandboxes, subprocesses and servers more than they compute: four workers on
-# two cores; a file's tests stay on one worker (module fixtures, warm servers).
+# two cores; a file's tests stay on one worker (module fixtures, warm servers) and the
+# Ray files share one (tests/conftest.py).
 PYTEST_WORKERS ?= 4
 
 .PHONY: test demo docs lint format bench clean venv
@@ -22,7 +23,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(MAKE) --no-print-directory docs
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 $(PYTEST_ARGS)
 
 # The docs site: reference pages generated from the code, then a strict build (a broken
 # link or a page missing from the navigation fails it).

@@ -37,3 +37,20 @@ def api():
     """A respx router that intercepts the SDKs' requests; anything unrouted fails."""
     with respx.mock(using="httpcore2", assert_all_called=False) as router:
         yield router
+
+
+# Folders whose tests start Ray: under pytest-xdist each folder runs on one worker, file after
+# file, so tests/executor's package-scoped Ray starts once and at most two Ray clusters start
+# at the same time (four at once on two cores time out in raylet start-up).
+_RAY_FOLDERS = ("tests/executor/", "tests/executor_faults/")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group tests for `--dist loadgroup`: each file is one group (its module fixtures and
+    warm servers are set up once), each Ray folder one group."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        path = item.path.as_posix()
+        folder = next((f for f in _RAY_FOLDERS if f in path), None)
+        item.add_marker(pytest.mark.xdist_group(folder or path))
