@@ -425,6 +425,12 @@ def serve_mcp_cmd(
         min=1,
         help="Tool calls running at once; more wait (up to the tool's time limit) for a slot.",
     ),
+    mode: str = typer.Option(
+        "full",
+        "--mode",
+        help="full: every tool listed with its schema; finder: two tools, find_tools(query) "
+        "and call_tool(name, arguments), over the same library (a much smaller tool list).",
+    ),
 ) -> None:
     """Serve the tools over MCP (stdio, or streamable HTTP at http://HOST:PORT/mcp).
 
@@ -435,6 +441,8 @@ def serve_mcp_cmd(
 
     if transport not in ("stdio", "http"):
         raise BadInput(f"unknown transport {transport!r}; expected stdio or http")
+    if mode not in ("full", "finder"):
+        raise BadInput(f"unknown --mode {mode!r}; expected full or finder")
     if transport == "stdio" and (allow_host or allow_origin):
         raise BadInput("--allow-host and --allow-origin apply to --transport http only")
     if transport == "http":
@@ -456,6 +464,7 @@ def serve_mcp_cmd(
         allow_origins=allow_origin or (),
         token=token if transport == "http" else None,
         max_concurrent=max_concurrent,
+        mode=mode,  # type: ignore[arg-type]
     )
 
 
