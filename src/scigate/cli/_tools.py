@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,29 +11,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from scigate.cli._app import OneLineGroup
 from scigate.cli._console import inert, inert_markup, json_text, one_line, print_json, untrusted
 from scigate.errors import BadInput
 
 app = typer.Typer(
+    cls=OneLineGroup,
     help="The scientific tool library: list, show, run, chain, search, graph, coverage, MCP.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-
-def _bad_input_exits_2[F: Callable[..., Any]](fn: F) -> F:
-    """Turn `BadInput` into one line on stderr and exit status 2 (no traceback)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except BadInput as exc:
-            print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
-            raise typer.Exit(2) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _console() -> Console:
@@ -88,7 +74,6 @@ def _coerce(tool: Any, raw: str) -> Any:
 
 
 @app.command("list")
-@_bad_input_exits_2
 def list_cmd(
     domain: str | None = typer.Option(
         None, "--domain", "--category", "-d", help="chemistry, biology, materials, fem or general."
@@ -131,7 +116,6 @@ def list_cmd(
 
 
 @app.command("show")
-@_bad_input_exits_2
 def show_cmd(
     name: str = typer.Argument(..., help="Tool name."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -166,7 +150,6 @@ def show_cmd(
 
 
 @app.command("run")
-@_bad_input_exits_2
 def run_cmd(
     name: str = typer.Argument(..., help="Tool name."),
     input_value: str | None = typer.Option(
@@ -206,7 +189,6 @@ def run_cmd(
 
 
 @app.command("chain")
-@_bad_input_exits_2
 def chain_cmd(
     tools: str = typer.Argument(..., help="Tool names separated by commas, e.g. A,B,C."),
     input_value: str = typer.Option(..., "--input", "-i", help="Input of the first tool."),
@@ -245,7 +227,6 @@ def chain_cmd(
 
 
 @app.command("plan")
-@_bad_input_exits_2
 def plan_cmd(
     tools: str = typer.Argument(..., help="A tool path, names separated by commas, e.g. A,B,C."),
     input_value: str = typer.Option(..., "--input", "-i", help="The entity (task Parameter)."),
@@ -296,7 +277,6 @@ def plan_cmd(
 
 
 @app.command("search")
-@_bad_input_exits_2
 def search_cmd(
     query: str = typer.Argument(..., help="What the tool should do."),
     k: int = typer.Option(5, "-k", "--top", help="How many tools."),
@@ -332,7 +312,6 @@ def search_cmd(
 
 
 @app.command("graph")
-@_bad_input_exits_2
 def graph_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the graph JSON."),
 ) -> None:
@@ -348,7 +327,6 @@ def graph_cmd(
 
 
 @app.command("coverage")
-@_bad_input_exits_2
 def coverage_cmd(
     catalogue: Path | None = typer.Option(
         None,
@@ -393,7 +371,6 @@ def coverage_cmd(
 
 
 @app.command("serve-mcp")
-@_bad_input_exits_2
 def serve_mcp_cmd(
     transport: str = typer.Option("stdio", "--transport", help="stdio or http."),
     host: str = typer.Option("127.0.0.1", "--host", help="HTTP address to listen on."),
