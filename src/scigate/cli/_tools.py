@@ -13,7 +13,8 @@ from rich.table import Table
 
 from scigate.cli._app import OneLineGroup
 from scigate.cli._console import inert, inert_markup, json_text, one_line, print_json, untrusted
-from scigate.errors import BadInput
+from scigate.cli._stacks import require_tool_modules
+from scigate.errors import BadInput, require_module
 
 app = typer.Typer(
     cls=OneLineGroup,
@@ -171,6 +172,7 @@ def run_cmd(
     from scigate.tools._library import get_tool
 
     t = get_tool(name)
+    require_tool_modules(t.spec.requires, f"the tool {t.name}")
     arguments = _parse_json_object(args, "--args")
     if input_value is not None:
         first = (t.required_parameters or t.parameter_names or [None])[0]
@@ -206,6 +208,8 @@ def chain_cmd(
     from scigate.tools._library import get_tool
 
     names = parse_chain(tools)
+    for step in map(get_tool, names):
+        require_tool_modules(step.spec.requires, f"the tool {step.name}")
     first = get_tool(names[0])
     with limit_override(time_limit):
         outcome = run_chain(
@@ -252,6 +256,8 @@ def plan_cmd(
     if any(not isinstance(v, dict) for v in given.values()):
         raise BadInput('--args maps tool names to argument objects, e.g. {"Tool": {"x": 1}}')
     plan = make_plan(parse_chain(tools), given=given)
+    for step in plan.steps:
+        require_tool_modules(get_tool(step.tool).spec.requires, f"the tool {step.tool}")
     entity = _coerce(get_tool(plan.steps[0].tool), input_value)
     with limit_override(time_limit):
         outcome = run_plan(plan, entity)
@@ -413,6 +419,8 @@ def serve_mcp_cmd(
 
     HTTP accepts loopback Host/Origin only unless allowed; SIGTERM stops it within 1 s.
     """
+    require_module("fastmcp", "mcp", "scigate tools serve-mcp")
+    require_module("mcp", "mcp", "scigate tools serve-mcp")
     from scigate.tools._library import list_tools
     from scigate.tools._mcp import check_token, serve
 
