@@ -17,6 +17,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 
 from scigate import __version__
 from scigate.cli._console import one_line
+from scigate.cli._examples import EXAMPLES, attach_examples
 from scigate.errors import BadInput, ScigateError
 
 # verb -> (module, attribute, help): a verb's module (and what it imports: the tool
@@ -93,11 +94,12 @@ def _load_verb(name: str) -> Any:
         single = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
         single.command(name)(target)
         target = single
+    target._add_completion = False  # the root has none either
     command = typer.main.get_command(target)
     command.name = name
     if isinstance(command, TyperGroup):
         command.help = help_text
-    return command
+    return attach_examples(command, name)
 
 
 class OneLineGroup(TyperGroup):
@@ -172,6 +174,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    epilog=f"Example: {EXAMPLES['']}",
 )
 
 
