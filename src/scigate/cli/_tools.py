@@ -298,7 +298,7 @@ def search_cmd(
     from scigate.tools._retrieval import ToolIndex
 
     tools = load_library()
-    index = ToolIndex(tools.values(), embedder=make_embedder(embedder))
+    index = ToolIndex(tools.values(), embedder=make_embedder(embedder), cache=True)
     hits = index.search(query, k=k, expand_hops=expand)
     if as_json:
         _echo_json([h.as_dict() for h in hits])

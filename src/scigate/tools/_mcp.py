@@ -291,7 +291,7 @@ class FindTools(MCPTool):
         if self._index is None:
             from scigate.tools._retrieval import ToolIndex
 
-            self._index = ToolIndex(self._tools.values())
+            self._index = ToolIndex(self._tools.values(), cache=True)
         return [
             {
                 "name": hit.name,
