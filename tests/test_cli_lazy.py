@@ -120,3 +120,11 @@ def test_verb_groups_run_alone_share_the_one_handler() -> None:
         assert r.exit_code == 2, r.output
         (line,) = r.stderr.strip().splitlines()
         assert line.startswith("scigate: error: ")
+
+
+def test_a_mistyped_verb_gets_a_suggestion_among_the_lazy_verbs() -> None:
+    p = subprocess.run(
+        [sys.executable, "-m", "scigate", "toolz"], capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 2
+    assert p.stderr.strip() == "scigate: error: No such command 'toolz'. Did you mean 'tools'?"

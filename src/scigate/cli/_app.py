@@ -152,6 +152,20 @@ class ScigateGroup(OneLineGroup):
         self.commands[cmd_name] = command
         return command
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """The subcommand `args` name; a typo gets suggestions among the lazy verbs too."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click_exceptions.UsageError as exc:
+            if args and "Did you mean" not in exc.message:
+                from difflib import get_close_matches
+
+                matches = get_close_matches(args[0], self.list_commands(ctx))
+                if matches:
+                    shown = ", ".join(repr(m) for m in matches)
+                    exc.message = f"{exc.message.rstrip('.')}. Did you mean {shown}?"
+            raise
+
     def load_verbs(self) -> ScigateGroup:
         """Import every verb now (for tools that walk the whole command tree); returns self."""
         for name in VERBS:
