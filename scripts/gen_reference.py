@@ -99,6 +99,8 @@ def cli_page() -> str:
     from scigate.cli import app
 
     root = typer.main.get_command(app)
+    if hasattr(root, "load_verbs"):  # verbs are registered lazily: load them all here
+        root.load_verbs()
     ctx = click.Context(root, info_name="scigate")
     out = [
         "# Command line reference\n",

@@ -55,7 +55,7 @@ def _leaves(command: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, .
     return out
 
 
-TREE = validate_tree(get_command(app))
+TREE = validate_tree(get_command(app).load_verbs())  # type: ignore[attr-defined]
 LEAVES = _leaves(TREE)
 BASE = Path(tempfile.mkdtemp(prefix="scigate-fuzz-"))
 

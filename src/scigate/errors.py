@@ -12,3 +12,53 @@ class ScigateError(Exception):
 
 class BadInput(ScigateError):
     """The user's input (a spec, a path, a candidate, an argument) cannot be used."""
+
+
+class MissingExtra(BadInput):
+    """A package of an optional extra (or a domain's software stack) is not installed: an
+    environment error, reported as one line naming the install command (exit status 2),
+    never as a rejected candidate or a traceback."""
+
+    def __init__(self, what: str, extra: str, module: str) -> None:
+        self.what, self.extra, self.module = what, extra, module
+        super().__init__(
+            f"{what} needs the '{extra}' extra ({module} is not installed): "
+            f"{install_command(extra)}"
+        )
+
+
+def install_command(extra: str) -> str:
+    """The command that installs `extra` the way scigate itself was installed:
+    ``pip install 'scigate[chem]'`` for a wheel, ``pip install -e '.[chem]'`` (the checkout's
+    path when elsewhere than the current directory) for an editable install or a checkout."""
+    import json
+    import os
+    from importlib import metadata
+    from pathlib import Path
+    from urllib.parse import unquote, urlparse
+
+    root: str | None = None
+    try:
+        raw = metadata.distribution("scigate").read_text("direct_url.json")
+        info = json.loads(raw) if raw else {}
+        if info.get("dir_info", {}).get("editable"):
+            root = unquote(urlparse(info.get("url", "")).path) or None
+    except (metadata.PackageNotFoundError, ValueError):  # run from a checkout's src/
+        here = Path(__file__).resolve().parents[2]
+        root = str(here) if (here / "pyproject.toml").is_file() else None
+    if root is None:
+        return f"pip install 'scigate[{extra}]'"
+    shown = "." if Path(root).resolve() == Path(os.getcwd()).resolve() else root
+    return f"pip install -e '{shown}[{extra}]'"
+
+
+def require_module(module: str, extra: str, what: str) -> None:
+    """`MissingExtra` unless `module` can be imported (checked without importing it)."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a None in sys.modules
+        found = False
+    if not found:
+        raise MissingExtra(what, extra, module)

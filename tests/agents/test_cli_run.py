@@ -199,3 +199,24 @@ def test_missing_provider_key_is_bad_input_before_any_work(monkeypatch, tmp_path
             standalone_mode=False,
         )
     assert not db.exists()  # nothing was started
+
+
+def test_run_offers_the_whole_library_by_default(capsys, tmp_path):
+    """Without --known-ratio a ReAct agent is offered SMILESToWeight for a weight question
+    (at the evaluation split's 0.5 it is not, and answers with another tool)."""
+    args = ["--model", spec("policy"), "--method", "react", "--parameter", "CCO"]
+    text = _run(capsys, *args, "What is the molecular weight of CCO?")
+    assert re.search(r"candidates for .*known \[SMILESToWeight", text), text
+    assert "ok SMILESToWeight" in text and "Answer: 46.069" in text
+    split = _run(capsys, *args, "--known-ratio", "0.5", "What is the molecular weight of CCO?")
+    assert "ok SMILESToWeight" not in split
+
+
+def test_known_ratio_is_explained_in_the_help():
+    from typer.testing import CliRunner
+
+    from scigate.cli._agent import app
+
+    for verb in ("run", "eval"):
+        r = CliRunner().invoke(app, [verb, "--help"], env={"COLUMNS": "200"})
+        assert "unknown" in r.stdout and "tool search" in r.stdout, r.stdout

@@ -310,3 +310,24 @@ def test_update_replaces_and_adds_records() -> None:
     assert index.names[-1] == "BrandNewTool" and index._vectors.shape[0] == len(TOOLS) + 1
     assert graph.has_tool("BrandNewTool") and graph.producers("snark") == ["BrandNewTool"]
     assert index.search("snark", k=1, restrict=["BrandNewTool", name])[0].name == "BrandNewTool"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "convert the name aspirin to a SMILES",
+        "structure from IUPAC name",
+        "get the SMILES for caffeine",
+        "what is the SMILES of caffeine",
+        "what is the structure of ibuprofen",
+    ],
+)
+def test_name_to_structure_requests_find_name_to_smiles(query: str) -> None:
+    assert search_tools(query, k=1)[0].name == "NameToSMILES"
+
+
+def test_a_compound_name_is_an_entity_only_where_a_structure_is_asked() -> None:
+    from scigate.tools._entities import mask_entities
+
+    assert mask_entities("get the SMILES for caffeine").types == ["molecule name"]
+    assert mask_entities("the solubility of caffeine in water").types == []

@@ -14,9 +14,8 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import exceptions as click_exceptions
 
 from scigate._secrets import RedactingStream
-from scigate.cli._app import app
-from scigate.cli._console import one_line
-from scigate.errors import BadInput, ScigateError
+from scigate.cli._app import app, show_error
+from scigate.errors import ScigateError
 
 __all__ = ["app", "main"]
 
@@ -55,12 +54,8 @@ def _main(argv: list[str] | None) -> None:
     except typer.Abort:
         print("scigate: interrupted", file=sys.stderr)
         sys.exit(130)
-    except BadInput as exc:
-        print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
-        sys.exit(2)
-    except ScigateError as exc:  # e.g. a model or service that stayed unreachable
-        print(f"scigate: failed: {one_line(exc)}", file=sys.stderr)
-        sys.exit(1)
+    except ScigateError as exc:  # raised outside the command tree (the app shows its own)
+        sys.exit(show_error(exc))
     except KeyboardInterrupt:
         print("scigate: interrupted", file=sys.stderr)
         sys.exit(130)

@@ -283,8 +283,18 @@ def run_cmd(
             "reply right. Without it nothing is learned: a chain that merely ran is no reward.",
         ),
     ] = None,
-    known_ratio: Annotated[float, typer.Option("--known-ratio")] = 0.5,
-    split_seed: Annotated[int, typer.Option("--split-seed")] = 0,
+    known_ratio: Annotated[
+        float,
+        typer.Option(
+            "--known-ratio",
+            help="Share of the library offered as known tools (default 1: the whole library). "
+            "Below 1 the rest is 'unknown', reachable only through tool search: the evaluation "
+            "split of agent eval, for trying a method under it.",
+        ),
+    ] = 1.0,
+    split_seed: Annotated[
+        int, typer.Option("--split-seed", help="Seed of the known/unknown split (below 1).")
+    ] = 0,
     db: Annotated[
         Path | None, typer.Option("--db", help="Run database recording every model call.")
     ] = None,
@@ -442,8 +452,18 @@ def eval_cmd(
         Path | None, typer.Option("--db", help="Run database recording every model call.")
     ] = None,
     memory: Annotated[Path | None, typer.Option("--memory", help="Evo memory file.")] = None,
-    known_ratio: Annotated[float, typer.Option("--known-ratio")] = 0.5,
-    split_seed: Annotated[int, typer.Option("--split-seed")] = 0,
+    known_ratio: Annotated[
+        float,
+        typer.Option(
+            "--known-ratio",
+            help="The evaluation split (SciToolAgent-Evo's setting): this share of each "
+            "category is 'known' and offered up front; the rest is 'unknown', reachable only "
+            "through tool search, which measures tool acquisition. 1 offers the whole library.",
+        ),
+    ] = 0.5,
+    split_seed: Annotated[
+        int, typer.Option("--split-seed", help="Seed of the known/unknown split.")
+    ] = 0,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
     no_accumulation: Annotated[
         bool, typer.Option("--no-accumulation", help="Ablation: skip --train.")

@@ -17,6 +17,33 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 
 from scigate import __version__
 from scigate.cli._console import one_line
+from scigate.cli._examples import EXAMPLES, attach_examples
+from scigate.errors import BadInput, ScigateError
+
+# verb -> (module, attribute, help): a verb's module (and what it imports: the tool
+# library, the agents, the gate) is imported only when that verb runs or shows its help.
+# The attribute is a typer app (a verb group) or a function (a single command).
+VERBS: dict[str, tuple[str, str, str]] = {
+    "doctor": (
+        "scigate.cli._doctor",
+        "doctor",
+        "Show which domain stacks import, which providers have credentials, which "
+        "protections are active.",
+    ),
+    "demo": (
+        "scigate.cli._demo",
+        "demo",
+        "Generate template candidates, verify them, run the cue screens, write the report.",
+    ),
+    "gate": (
+        "scigate.cli._gate",
+        "app",
+        "ToolGate: generate, verify, screen, solve, audit, report.",
+    ),
+    "tools": ("scigate.cli._tools", "app", "The scientific tool library."),
+    "agent": ("scigate.cli._agent", "app", "Tool-using agents and their evaluation."),
+    "bench": ("scigate.cli._bench", "app", "Benchmarks with executed gold answers."),
+}
 
 
 class OneLineUsageError(Exception):
@@ -44,9 +71,41 @@ def _one_line_usage_errors() -> Iterator[None]:
         raise OneLineUsageError(exc.format_message(), exc.exit_code) from None
 
 
-class ScigateGroup(TyperGroup):
-    """The root command: every invocation (the entry point, typer's CliRunner) validates its
-    options at the boundary (`scigate.cli._validate`) and shows usage errors as one line."""
+def show_error(exc: BaseException) -> int:
+    """The CLI's one error path: `exc` as one escaped line on stderr; its exit status
+    (2 for bad input and usage errors, 1 for other scigate errors)."""
+    if isinstance(exc, OneLineUsageError):
+        exc.show()
+        return exc.exit_code
+    if isinstance(exc, BadInput):
+        print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    print(f"scigate: failed: {one_line(exc)}", file=sys.stderr)  # e.g. a service stayed down
+    return 1
+
+
+def _load_verb(name: str) -> Any:
+    """The click command of verb `name`, built from its module in `VERBS`."""
+    import importlib
+
+    module, attribute, help_text = VERBS[name]
+    target = getattr(importlib.import_module(module), attribute)
+    if not isinstance(target, typer.Typer):
+        single = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+        single.command(name)(target)
+        target = single
+    target._add_completion = False  # the root has none either
+    command = typer.main.get_command(target)
+    command.name = name
+    if isinstance(command, TyperGroup):
+        command.help = help_text
+    return attach_examples(command, name)
+
+
+class OneLineGroup(TyperGroup):
+    """A command group run on its own (the entry point, or typer's CliRunner on a verb
+    group): validates its options at the boundary (`scigate.cli._validate`) and shows
+    usage errors and scigate errors as one line (`show_error`)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Attach the boundary checks to the command tree, then run it."""
@@ -55,12 +114,11 @@ class ScigateGroup(TyperGroup):
         validate_tree(self)
         try:
             return super().main(*args, **kwargs)
-        except OneLineUsageError as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
+        except (OneLineUsageError, ScigateError) as exc:
+            sys.exit(show_error(exc))
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
-        """Parse the root's own options; usage errors become one line."""
+        """Parse the group's own options; usage errors become one line."""
         with _one_line_usage_errors():
             return super().make_context(*args, **kwargs)
 
@@ -70,6 +128,59 @@ class ScigateGroup(TyperGroup):
             return super().invoke(ctx)
 
 
+class ScigateGroup(OneLineGroup):
+    """The root command: a `OneLineGroup` that imports a verb's module (`VERBS`) only when
+    the verb is used."""
+
+    _listing = False  # while the root's help lists the verbs: their table entries suffice
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The eagerly registered commands, then the lazily loaded verbs."""
+        eager = super().list_commands(ctx)
+        return eager + [v for v in VERBS if v not in eager]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """A registered command, or a verb from `VERBS` (imported now, checked once)."""
+        found = super().get_command(ctx, cmd_name)
+        if found is not None or cmd_name not in VERBS:
+            return found
+        if self._listing:
+            return typer.core.TyperCommand(cmd_name, help=VERBS[cmd_name][2])
+        from scigate.cli._validate import validate_tree
+
+        command = validate_tree(_load_verb(cmd_name))
+        self.commands[cmd_name] = command
+        return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """The subcommand `args` name; a typo gets suggestions among the lazy verbs too."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click_exceptions.UsageError as exc:
+            if args and "Did you mean" not in exc.message:
+                from difflib import get_close_matches
+
+                matches = get_close_matches(args[0], self.list_commands(ctx))
+                if matches:
+                    shown = ", ".join(repr(m) for m in matches)
+                    exc.message = f"{exc.message.rstrip('.')}. Did you mean {shown}?"
+            raise
+
+    def load_verbs(self) -> ScigateGroup:
+        """Import every verb now (for tools that walk the whole command tree); returns self."""
+        for name in VERBS:
+            self.get_command(None, name)
+        return self
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """The root's help, listing the verbs without importing them."""
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
     cls=ScigateGroup,
     name="scigate",
@@ -77,6 +188,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    epilog=f"Example: {EXAMPLES['']}",
 )
 
 
@@ -116,29 +228,3 @@ def _root(
     from scigate._tmp import sweep_stale_tempdirs
 
     sweep_stale_tempdirs()  # what killed runs left in the temporary directory
-
-
-def _register() -> None:
-    from scigate.cli import _demo, _doctor, _gate
-
-    app.command("doctor")(_doctor.doctor)
-    app.command("demo")(_demo.demo)
-    app.add_typer(
-        _gate.app, name="gate", help="ToolGate: generate, verify, screen, solve, audit, report."
-    )
-    try:
-        from scigate.cli._tools import app as tools_app
-    except ImportError:  # pragma: no cover - during development only
-        tools_app = typer.Typer(help="The scientific tool library.")
-    app.add_typer(tools_app, name="tools", help="The scientific tool library.")
-    try:
-        from scigate.cli._agent import app as agent_app
-    except ImportError:  # pragma: no cover - during development only
-        agent_app = typer.Typer(help="Tool-using agents and their evaluation.")
-    app.add_typer(agent_app, name="agent", help="Tool-using agents and their evaluation.")
-    from scigate.cli._bench import app as bench_app
-
-    app.add_typer(bench_app, name="bench", help="Benchmarks with executed gold answers.")
-
-
-_register()

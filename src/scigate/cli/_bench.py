@@ -11,12 +11,13 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scigate.cli._app import OneLineGroup
 from scigate.cli._console import inert_markup, json_text
 from scigate.cli._executor import ExecutorOption, RayAddressOption, open_executor
-from scigate.cli._tools import _bad_input_exits_2
 from scigate.errors import BadInput
 
 app = typer.Typer(
+    cls=OneLineGroup,
     help="Benchmarks with executed gold answers: derive, verify, build.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -67,7 +68,6 @@ def _progress(label: str, total: int) -> Iterator[Callable[[int, int], None]]:
 
 
 @app.command("derive")
-@_bad_input_exits_2
 def derive_cmd(
     file: Path = typer.Argument(..., help="A SciToolEval-format JSONL file."),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks with executed answers."),
@@ -113,7 +113,6 @@ def derive_cmd(
 
 
 @app.command("verify")
-@_bad_input_exits_2
 def verify_cmd(
     file: Path = typer.Argument(..., help="A JSONL benchmark file with answers."),
     workers: int | None = typer.Option(None, "--workers", help=WORKERS_HELP),
@@ -167,7 +166,6 @@ def verify_cmd(
 
 
 @app.command("build")
-@_bad_input_exits_2
 def build_cmd(
     generator: str = typer.Option(
         ..., "--generator", help="'templates' (no model) or a model spec for the question writer."
@@ -294,7 +292,6 @@ def build_cmd(
 
 
 @app.command("report")
-@_bad_input_exits_2
 def report_cmd(
     db: Path = typer.Option(..., "--db", help="Run database of a bench build."),
     run: str | None = typer.Option(None, "--run", help="Build run id (default: the latest)."),
@@ -324,7 +321,6 @@ def report_cmd(
 
 
 @app.command("release")
-@_bad_input_exits_2
 def release_cmd(
     db: Path = typer.Option(..., "--db", help="Run database of the bench build."),
     bench: Path = typer.Option(..., "--bench", help="The JSONL that build wrote."),

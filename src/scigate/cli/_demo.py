@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from scigate.cli._console import inert_markup
+from scigate.cli._stacks import require_domain_stack
 from scigate.errors import BadInput
 
 CUE_SCREENS = ["cue/middle", "cue/letter-C", "cue/closest-to-mean"]
@@ -56,6 +57,7 @@ def demo(
     console = Console()
     if rounds < 1:
         raise BadInput("--rounds must be at least 1")
+    require_domain_stack("fenicsx", "scigate demo")
     extra = [s.strip() for s in os.environ.get("SCIGATE_SCREENS", "").split(",") if s.strip()]
     screens = CUE_SCREENS + [s for s in [*screen, *extra] if s not in CUE_SCREENS]
     solver = solver or os.environ.get("SCIGATE_SOLVER") or None

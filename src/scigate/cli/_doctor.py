@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scigate.cli._console import inert_markup, untrusted
+from scigate.errors import install_command
 
 STACKS: list[tuple[str, str, str]] = [
     ("DOLFINx (FEniCSx)", "dolfinx", "fenicsx"),
@@ -129,7 +130,7 @@ def doctor(
             str(r["stack"]),
             status,
             untrusted(r["version"] or ""),
-            f"pip install 'scigate[{r['extra']}]'" if not r["ok"] else str(r["extra"]),
+            untrusted(install_command(str(r["extra"])) if not r["ok"] else str(r["extra"])),
         )
     console.print(t)
     t = Table(title="Programs", title_justify="left")

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from scigate.errors import BadInput
+from scigate.errors import BadInput, MissingExtra
 
 ExecutorOption = Annotated[
     str,
@@ -36,7 +36,7 @@ def check_executor(name: str, address: str | None) -> None:
     if address and name != "ray":
         raise BadInput("--ray-address needs --executor ray")
     if name == "ray" and not ray_available()[0]:
-        raise BadInput("--executor ray needs Ray: pip install -e '.[ray]'")
+        raise MissingExtra("--executor ray", "ray", "ray")
 
 
 def open_executor(name: str, address: str | None) -> Any:

@@ -16,6 +16,7 @@ from scigate.cli._executor import (
     check_executor,
     open_executor,
 )
+from scigate.cli._stacks import require_domain_stack
 from scigate.errors import BadInput
 
 app = typer.Typer(
@@ -56,6 +57,7 @@ def verify_cmd(
     cand = load_candidate(directory)
     if timeout <= 0:
         raise BadInput("--timeout must be positive")
+    require_domain_stack(domain, "scigate gate verify")
     result = verify(cand, timeout=timeout, domain=domain)
     mark = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
     _emit(
@@ -88,6 +90,7 @@ def invariance_cmd(
     if mpi_ranks < 1 or mpi_ranks > 64:
         raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
     get_domain(domain)
+    require_domain_stack(domain, "scigate gate invariance")
     result = invariance(cand, mpi_ranks=mpi_ranks, timeout=timeout, domain=domain)
     mark = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]"}.get(
         result.outcome, "[yellow]UNJUDGED[/yellow]"
@@ -295,6 +298,8 @@ def run_cmd(
         raise BadInput("--all applies to --rescreen only")
     if trust_stored_specs and not resume:
         raise BadInput("--trust-stored-specs applies to --resume only")
+    if not rescreen:
+        require_domain_stack(domain, "scigate gate run")
 
     def show_recorded(run_id: str, specs: dict) -> None:
         """Say which recorded specs the resumed run uses: one plain line on stderr, its

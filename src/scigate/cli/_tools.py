@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,29 +11,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from scigate.cli._app import OneLineGroup
 from scigate.cli._console import inert, inert_markup, json_text, one_line, print_json, untrusted
-from scigate.errors import BadInput
+from scigate.cli._stacks import require_tool_modules
+from scigate.errors import BadInput, require_module
 
 app = typer.Typer(
+    cls=OneLineGroup,
     help="The scientific tool library: list, show, run, chain, search, graph, coverage, MCP.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-
-def _bad_input_exits_2[F: Callable[..., Any]](fn: F) -> F:
-    """Turn `BadInput` into one line on stderr and exit status 2 (no traceback)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except BadInput as exc:
-            print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
-            raise typer.Exit(2) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _console() -> Console:
@@ -88,7 +75,6 @@ def _coerce(tool: Any, raw: str) -> Any:
 
 
 @app.command("list")
-@_bad_input_exits_2
 def list_cmd(
     domain: str | None = typer.Option(
         None, "--domain", "--category", "-d", help="chemistry, biology, materials, fem or general."
@@ -131,7 +117,6 @@ def list_cmd(
 
 
 @app.command("show")
-@_bad_input_exits_2
 def show_cmd(
     name: str = typer.Argument(..., help="Tool name."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -166,7 +151,6 @@ def show_cmd(
 
 
 @app.command("run")
-@_bad_input_exits_2
 def run_cmd(
     name: str = typer.Argument(..., help="Tool name."),
     input_value: str | None = typer.Option(
@@ -188,6 +172,7 @@ def run_cmd(
     from scigate.tools._library import get_tool
 
     t = get_tool(name)
+    require_tool_modules(t.spec.requires, f"the tool {t.name}")
     arguments = _parse_json_object(args, "--args")
     if input_value is not None:
         first = (t.required_parameters or t.parameter_names or [None])[0]
@@ -206,7 +191,6 @@ def run_cmd(
 
 
 @app.command("chain")
-@_bad_input_exits_2
 def chain_cmd(
     tools: str = typer.Argument(..., help="Tool names separated by commas, e.g. A,B,C."),
     input_value: str = typer.Option(..., "--input", "-i", help="Input of the first tool."),
@@ -224,6 +208,8 @@ def chain_cmd(
     from scigate.tools._library import get_tool
 
     names = parse_chain(tools)
+    for step in map(get_tool, names):
+        require_tool_modules(step.spec.requires, f"the tool {step.name}")
     first = get_tool(names[0])
     with limit_override(time_limit):
         outcome = run_chain(
@@ -245,7 +231,6 @@ def chain_cmd(
 
 
 @app.command("plan")
-@_bad_input_exits_2
 def plan_cmd(
     tools: str = typer.Argument(..., help="A tool path, names separated by commas, e.g. A,B,C."),
     input_value: str = typer.Option(..., "--input", "-i", help="The entity (task Parameter)."),
@@ -271,6 +256,8 @@ def plan_cmd(
     if any(not isinstance(v, dict) for v in given.values()):
         raise BadInput('--args maps tool names to argument objects, e.g. {"Tool": {"x": 1}}')
     plan = make_plan(parse_chain(tools), given=given)
+    for step in plan.steps:
+        require_tool_modules(get_tool(step.tool).spec.requires, f"the tool {step.tool}")
     entity = _coerce(get_tool(plan.steps[0].tool), input_value)
     with limit_override(time_limit):
         outcome = run_plan(plan, entity)
@@ -296,7 +283,6 @@ def plan_cmd(
 
 
 @app.command("search")
-@_bad_input_exits_2
 def search_cmd(
     query: str = typer.Argument(..., help="What the tool should do."),
     k: int = typer.Option(5, "-k", "--top", help="How many tools."),
@@ -312,7 +298,7 @@ def search_cmd(
     from scigate.tools._retrieval import ToolIndex
 
     tools = load_library()
-    index = ToolIndex(tools.values(), embedder=make_embedder(embedder))
+    index = ToolIndex(tools.values(), embedder=make_embedder(embedder), cache=True)
     hits = index.search(query, k=k, expand_hops=expand)
     if as_json:
         _echo_json([h.as_dict() for h in hits])
@@ -332,7 +318,6 @@ def search_cmd(
 
 
 @app.command("graph")
-@_bad_input_exits_2
 def graph_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the graph JSON."),
 ) -> None:
@@ -348,7 +333,6 @@ def graph_cmd(
 
 
 @app.command("coverage")
-@_bad_input_exits_2
 def coverage_cmd(
     catalogue: Path | None = typer.Option(
         None,
@@ -393,7 +377,6 @@ def coverage_cmd(
 
 
 @app.command("serve-mcp")
-@_bad_input_exits_2
 def serve_mcp_cmd(
     transport: str = typer.Option("stdio", "--transport", help="stdio or http."),
     host: str = typer.Option("127.0.0.1", "--host", help="HTTP address to listen on."),
@@ -425,16 +408,26 @@ def serve_mcp_cmd(
         min=1,
         help="Tool calls running at once; more wait (up to the tool's time limit) for a slot.",
     ),
+    mode: str = typer.Option(
+        "full",
+        "--mode",
+        help="full: every tool listed with its schema; finder: two tools, find_tools(query) "
+        "and call_tool(name, arguments), over the same library (a much smaller tool list).",
+    ),
 ) -> None:
     """Serve the tools over MCP (stdio, or streamable HTTP at http://HOST:PORT/mcp).
 
     HTTP accepts loopback Host/Origin only unless allowed; SIGTERM stops it within 1 s.
     """
+    require_module("fastmcp", "mcp", "scigate tools serve-mcp")
+    require_module("mcp", "mcp", "scigate tools serve-mcp")
     from scigate.tools._library import list_tools
     from scigate.tools._mcp import check_token, serve
 
     if transport not in ("stdio", "http"):
         raise BadInput(f"unknown transport {transport!r}; expected stdio or http")
+    if mode not in ("full", "finder"):
+        raise BadInput(f"unknown --mode {mode!r}; expected full or finder")
     if transport == "stdio" and (allow_host or allow_origin):
         raise BadInput("--allow-host and --allow-origin apply to --transport http only")
     if transport == "http":
@@ -456,6 +449,7 @@ def serve_mcp_cmd(
         allow_origins=allow_origin or (),
         token=token if transport == "http" else None,
         max_concurrent=max_concurrent,
+        mode=mode,  # type: ignore[arg-type]
     )
 
 

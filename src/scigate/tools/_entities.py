@@ -9,7 +9,8 @@ retriever can match them against the tools' input types.
 Recognisers, most specific first: multi-line blocks (CIF, PDB records, FASTA), then
 whitespace tokens: InChI, InChIKey, reaction SMILES, SELFIES, CAS (check digit), Materials
 Project ids, UniProt accessions, PDB ids, DNA/RNA and protein sequences, formulas
-(element symbols checked) and SMILES (parsed by RDKit). Plain words are never entities:
+(element symbols checked), SMILES (parsed by RDKit) and, after a word asking for a
+structure ("the SMILES of caffeine"), a compound name from the bundled name table. Plain words are never entities:
 a bare "CO" or "DETERMINE" stays a word unless the context says "sequence" or "SMILES".
 """
 
@@ -40,6 +41,7 @@ TYPE_WORD = {
     "material_id": "material_id",
     "battery_id": "battery_id",
     "molecule_id": "molecule_id",
+    "molecule name": "molecule name",
 }
 
 # the tool input types an entity can feed (canonical vocabulary names where they exist)
@@ -73,6 +75,7 @@ _FITS = {
     "material_id": ["material_id"],
     "battery_id": ["battery_id"],
     "molecule_id": ["molecule_id"],
+    "molecule name": ["molecule name"],
 }
 
 
@@ -169,6 +172,8 @@ _SEQUENCE_CONTEXT = frozenset(
     {"sequence", "sequences", "peptide", "protein", "dna", "rna", "oligo", "primer", "gene"}
 )
 _SMILES_CONTEXT = frozenset({"smiles", "molecule", "compound"})
+# a bundled compound name is an entity after words that ask for its structure
+_NAME_CONTEXT = frozenset({"smiles", "structure", "name", "named", "iupac", "inchi", "inchikey"})
 _STRIP_LEAD = "({'\"`"
 _STRIP_TRAIL = ".,;:?!'\"`"
 
@@ -279,7 +284,23 @@ def _classify(token: str, context: set[str]) -> str | None:
         return "SMILES"  # before formulas: C1CCC2(C1)CCNCC2 spells a formula too
     if _is_formula(token):
         return "Molecule Formula"
+    if context & _NAME_CONTEXT and low in _molecule_names():
+        return "molecule name"
     return None
+
+
+@lru_cache(maxsize=1)
+def _molecule_names() -> frozenset[str]:
+    """The one-word names of the bundled everyday-compound table (`NameToSMILES`'s first
+    resort), lower case."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "data" / "common_names.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return frozenset(
+        n.lower() for row in data["compounds"] for n in row["names"] if " " not in n.strip()
+    )
 
 
 def _trimmed(token: str, start: int) -> tuple[str, int]:

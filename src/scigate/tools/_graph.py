@@ -13,13 +13,14 @@ import json
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from scigate.errors import BadInput
 from scigate.tools._tool import Tool, ToolSpec
 from scigate.tools._vocabulary import canonical_type
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 ONTOLOGY_FIELDS = (
     "functionality",
@@ -62,6 +63,8 @@ class ToolGraph:
     """A bipartite tool/type graph over a set of tool ontologies."""
 
     def __init__(self) -> None:
+        import networkx as nx  # on first use: searching without --expand needs no graph
+
         self.graph = nx.DiGraph()
 
     # ------------------------------------------------------------------ building
@@ -145,6 +148,8 @@ class ToolGraph:
     def tool_view(self) -> nx.DiGraph:
         """The derived tool -> tool graph: an edge A -> B when an output type of A is an input
         type of B (self-loops left out); the edge attribute `via` lists the shared types."""
+        import networkx as nx
+
         view = nx.DiGraph()
         for _, data in self.graph.nodes(data=True):
             if data["kind"] == "tool":

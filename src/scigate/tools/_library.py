@@ -7,20 +7,40 @@ import importlib
 import pkgutil
 
 from scigate.errors import BadInput
-from scigate.tools._tool import REGISTRY, Tool
+from scigate.tools._tool import REGISTRY, Tool, cached_schemas
 
 _LOADED: set[str] = set()
 
 
+SCHEMA_CACHE = "argument-schemas.json"
+
+
 def load_library() -> dict[str, Tool]:
-    """Import every module of `scigate.tools.library` and return the tool registry."""
+    """Import every module of `scigate.tools.library` and return the tool registry.
+
+    The tools' argument schemas come from a disk cache keyed by the library's content
+    (`_diskcache`), so a process builds no pydantic model until a tool is called."""
     from scigate.tools import library
 
-    for info in pkgutil.iter_modules(library.__path__):
-        module = f"{library.__name__}.{info.name}"
-        if module not in _LOADED:
+    pending = [
+        f"{library.__name__}.{info.name}"
+        for info in pkgutil.iter_modules(library.__path__)
+        if f"{library.__name__}.{info.name}" not in _LOADED
+    ]
+    if not pending:
+        return REGISTRY
+    from scigate.tools import _diskcache
+
+    key = _diskcache.library_key()
+    stored = _diskcache.read_json(SCHEMA_CACHE, key)
+    schemas = dict(stored) if isinstance(stored, dict) else {}
+    known = set(schemas)
+    with cached_schemas(schemas):
+        for module in pending:
             importlib.import_module(module)
             _LOADED.add(module)
+    if set(schemas) != known:
+        _diskcache.write_json(SCHEMA_CACHE, key, schemas)
     return REGISTRY
 
 

@@ -1,9 +1,16 @@
 """Serving the tool library over the Model Context Protocol (fastmcp).
 
-Every library tool becomes an MCP tool with its argument JSON Schema, its functionality
-(plus input/output types) as the description, and the uniform scigate result
-``{"ok": ..., "value"/"error": ...}`` as structured content and as JSON text. A result
-with ``ok: false`` is flagged ``isError`` so clients show it to the model as a failed call.
+Every library tool becomes an MCP tool with its argument JSON Schema (each parameter
+with a description, its type and, where the tool has them, its allowed values), its
+functionality (plus input/output types) as the description, and the uniform scigate
+result ``{"ok": ..., "value"/"error": ...}`` as structured content and as JSON text. A
+result with ``ok: false`` is flagged ``isError`` so clients show it to the model as a
+failed call. Results are redacted of the caller's credential values (`scigate._secrets`):
+over stdio the MCP library writes to the real stdout, not the CLI's redacting stream.
+
+Two modes (``--mode``): ``full`` lists every tool; ``finder`` lists two, ``find_tools(query)``
+(retrieval over the same library, returning names, descriptions and input schemas) and
+``call_tool(name, arguments)``, so a client need not load every schema up front.
 
 Over HTTP the server is meant for the machine it runs on, and a web page the user opens
 must not be able to reach it (DNS rebinding: a page's own host name resolving to
@@ -52,6 +59,7 @@ from mcp_types import TextContent, ToolAnnotations
 from pydantic import PrivateAttr
 
 from scigate import __version__
+from scigate._secrets import RedactingStream, redact_obj
 from scigate.errors import BadInput
 from scigate.tools._bounded import effective_time_limit
 from scigate.tools._tool import Tool, ToolResult
@@ -80,6 +88,45 @@ def mcp_description(t: Tool) -> str:
         f"{spec.functionality}\n\nInputs: {', '.join(spec.inputs) or 'none'}. "
         f"Outputs: {', '.join(spec.outputs) or 'none'}. Category: {spec.category}."
     )
+
+
+def _words(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").lower()
+
+
+def _input_kinds(t: Tool, names: list[str], required: list[str]) -> dict[str, str]:
+    """The ontology input type of each parameter, where the tool's inputs line up with them."""
+    inputs = t.spec.inputs
+    if len(inputs) == len(names):
+        return dict(zip(names, inputs, strict=True))
+    if len(inputs) == len(required):
+        return dict(zip(required, inputs, strict=True))
+    return {}
+
+
+def mcp_input_schema(t: Tool) -> dict[str, Any]:
+    """`t`'s argument JSON Schema with a description on every parameter: its ontology type
+    (where the tool's inputs line up with its parameters), its default, its allowed values."""
+    schema = json.loads(json.dumps(t.spec.parameters or {"type": "object", "properties": {}}))
+    props: dict[str, dict[str, Any]] = schema.setdefault("properties", {})
+    required = [n for n in schema.get("required", []) if n in props]
+    kinds = _input_kinds(t, list(props), required)
+    for name, prop in props.items():
+        if prop.get("description"):
+            continue
+        text = _words(name)
+        if name in kinds and kinds[name].lower() != text:
+            text = f"{text} ({kinds[name]})"
+        text = text[:1].upper() + text[1:]
+        enum = prop.get("enum") or next(
+            (a["enum"] for a in prop.get("anyOf", []) if "enum" in a), None
+        )
+        if enum:
+            text += "; one of " + ", ".join(json.dumps(v) for v in enum)
+        if name not in required and "default" in prop:
+            text += f"; default {json.dumps(prop['default'])}"
+        prop["description"] = text + "."
+    return schema
 
 
 class CallSlots:
@@ -132,7 +179,7 @@ class ScigateMCPTool(MCPTool):
             name=spec.name,
             title=spec.name,
             description=mcp_description(t),
-            parameters=spec.parameters or {"type": "object", "properties": {}},
+            parameters=mcp_input_schema(t),
             output_schema=RESULT_SCHEMA,
             tags={spec.category},
             annotations=ToolAnnotations(
@@ -166,12 +213,142 @@ class ScigateMCPTool(MCPTool):
         except BaseException:
             gone.set()  # cancelled (client gone, server stopping): do not start the body
             raise
-        payload = result.as_dict()
-        return MCPToolResult(
-            content=[TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
-            structured_content=payload,
-            is_error=not result.ok,
+        return _result(result)
+
+
+def _result(result: ToolResult) -> MCPToolResult:
+    """The MCP form of a scigate result, redacted of the caller's credential values."""
+    payload: dict[str, Any] = redact_obj(result.as_dict())  # type: ignore[assignment]
+    return MCPToolResult(
+        content=[TextContent(type="text", text=json.dumps(payload, ensure_ascii=False))],
+        structured_content=payload,
+        is_error=not result.ok,
+    )
+
+
+FIND_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "description": "What the tool should do, in words, e.g. 'molecular weight of a "
+            "SMILES' or 'convert a chemical name to SMILES'.",
+        },
+        "k": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 20,
+            "default": 5,
+            "description": "How many tools to return (1-20); default 5.",
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+CALL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {
+            "type": "string",
+            "description": "The tool's name exactly as find_tools returned it.",
+        },
+        "arguments": {
+            "type": "object",
+            "description": "The tool's arguments, as its input_schema from find_tools describes.",
+            "default": {},
+        },
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+
+class FindTools(MCPTool):
+    """`find_tools(query, k)`: the best-matching library tools with their input schemas."""
+
+    _tools: Any = PrivateAttr(default=None)
+    _index: Any = PrivateAttr(default=None)
+
+    @classmethod
+    def over(cls, tools: dict[str, Tool]) -> FindTools:
+        """The finder over `tools` (its search index is built on the first query)."""
+        made = cls(
+            name="find_tools",
+            title="find_tools",
+            description=(
+                f"Search {len(tools)} executable scientific tools (chemistry, biology, "
+                "materials, finite elements, general) by what they do. Returns up to k tools, "
+                "each with name, description and input_schema; run one with call_tool."
+            ),
+            parameters=FIND_SCHEMA,
+            annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True),
         )
+        made._tools = tools
+        return made
+
+    def _search(self, query: str, k: int) -> list[dict[str, Any]]:
+        if self._index is None:
+            from scigate.tools._retrieval import ToolIndex
+
+            self._index = ToolIndex(self._tools.values(), cache=True)
+        return [
+            {
+                "name": hit.name,
+                "description": mcp_description(self._tools[hit.name]),
+                "input_schema": mcp_input_schema(self._tools[hit.name]),
+            }
+            for hit in self._index.search(query, k=k)
+        ]
+
+    async def run(self, arguments: dict[str, Any]) -> MCPToolResult:
+        """The hits as ``{ok: true, value: [...]}``; ``ok: false`` for an unusable query."""
+        query, k = arguments.get("query"), arguments.get("k", 5)
+        if not isinstance(query, str) or not query.strip():
+            return _result(
+                ToolResult(ok=False, error="find_tools: query must be a non-empty string")
+            )
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 20:
+            return _result(ToolResult(ok=False, error="find_tools: k must be an integer in 1..20"))
+        hits = await anyio.to_thread.run_sync(self._search, query, k)
+        names = ", ".join(h["name"] for h in hits)
+        return _result(ToolResult(ok=True, value=hits, display=names))
+
+
+class CallTool(MCPTool):
+    """`call_tool(name, arguments)`: run one library tool as the full mode would."""
+
+    _wrapped: Any = PrivateAttr(default=None)
+
+    @classmethod
+    def over(cls, wrapped: dict[str, ScigateMCPTool]) -> CallTool:
+        """The caller of the already wrapped tools `wrapped` (same slots, same results)."""
+        made = cls(
+            name="call_tool",
+            title="call_tool",
+            description=(
+                "Run one scientific tool found with find_tools. Returns {ok, value, display} "
+                "or {ok: false, error}."
+            ),
+            parameters=CALL_SCHEMA,
+            annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True),
+        )
+        made._wrapped = wrapped
+        return made
+
+    async def run(self, arguments: dict[str, Any]) -> MCPToolResult:
+        """The named tool's result; ``ok: false`` for an unknown name or non-object arguments."""
+        import difflib
+
+        name, args = arguments.get("name"), arguments.get("arguments") or {}
+        target = self._wrapped.get(name) if isinstance(name, str) else None
+        if target is None:
+            close = difflib.get_close_matches(str(name), list(self._wrapped), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; use find_tools"
+            return _result(ToolResult(ok=False, error=f"call_tool: unknown tool {name!r}{hint}"))
+        if not isinstance(args, dict):
+            return _result(ToolResult(ok=False, error="call_tool: arguments must be an object"))
+        return await target.run(args)
 
 
 class BearerToken(TokenVerifier):
@@ -202,14 +379,19 @@ def check_token(token: str) -> str:
     return token
 
 
+Mode = Literal["full", "finder"]
+
+
 def build_mcp_server(
     tools: dict[str, Tool] | list[Tool] | None = None,
     *,
     max_concurrent: int = DEFAULT_MAX_CONCURRENT,
     token: str | None = None,
     queue_timeout: float | None = None,
+    mode: Mode = "full",
 ) -> FastMCP:
-    """A FastMCP server offering `tools` (default: the whole library).
+    """A FastMCP server offering `tools` (default: the whole library): each as an MCP tool
+    (`mode` "full"), or `find_tools` and `call_tool` over them ("finder").
 
     At most `max_concurrent` tool bodies run at once (a call waits `queue_timeout`
     seconds for a slot, default its time limit); with `token`, HTTP requests need
@@ -229,9 +411,19 @@ def build_mcp_server(
         ),
         auth=BearerToken(token) if token is not None else None,
     )
+    if mode not in ("full", "finder"):
+        raise BadInput(f"unknown MCP mode {mode!r}; expected full or finder")
     slots = CallSlots(max_concurrent)
-    for t in sorted(items, key=lambda x: x.name):
-        server.add_tool(ScigateMCPTool.wrap(t, slots, queue_timeout))
+    wrapped = {
+        t.name: ScigateMCPTool.wrap(t, slots, queue_timeout)
+        for t in sorted(items, key=lambda x: x.name)
+    }
+    if mode == "finder":
+        server.add_tool(FindTools.over({t.name: t for t in items}))
+        server.add_tool(CallTool.over(wrapped))
+        return server
+    for one in wrapped.values():
+        server.add_tool(one)
     return server
 
 
@@ -291,21 +483,37 @@ def serve(
     allow_origins: Sequence[str] = (),
     token: str | None = None,
     max_concurrent: int = DEFAULT_MAX_CONCURRENT,
+    mode: Mode = "full",
 ) -> None:
     """Run the MCP server over stdio or streamable HTTP (blocks until stopped).
 
     Over HTTP: only loopback Host/Origin unless allowed, the bearer `token` when given
     (see the module docstring), and an exit within `EXIT_DEADLINE` s of SIGTERM/SIGINT.
+    Over stdio the protocol goes to the real stdout (the MCP library writes its bytes).
     """
     if transport == "stdio":
-        server = build_mcp_server(tools, max_concurrent=max_concurrent)
-        server.run(transport="stdio", show_banner=False)
+        server = build_mcp_server(tools, max_concurrent=max_concurrent, mode=mode)
+        with _raw_stdout():
+            server.run(transport="stdio", show_banner=False)
     elif transport == "http":
-        server = build_mcp_server(tools, max_concurrent=max_concurrent, token=token)
+        server = build_mcp_server(tools, max_concurrent=max_concurrent, token=token, mode=mode)
         app = http_app(server, allow_hosts=allow_hosts, allow_origins=allow_origins)
         _run_uvicorn(app, host, port)
     else:
         raise BadInput(f"unknown MCP transport {transport!r}; expected stdio or http")
+
+
+@contextlib.contextmanager
+def _raw_stdout() -> Any:
+    """The process's own stdout while the MCP library speaks the protocol on its byte
+    buffer (the CLI wraps stdout in a redacting text stream; results are redacted instead)."""
+    wrapped = sys.stdout
+    if isinstance(wrapped, RedactingStream):
+        sys.stdout = wrapped.stream  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout = wrapped
 
 
 def _run_uvicorn(app: Any, host: str, port: int) -> None:

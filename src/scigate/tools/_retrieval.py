@@ -145,6 +145,24 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+def _embed_cached(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """`embedder.embed(texts)`, read from the disk cache when the built-in (deterministic)
+    embedder embedded these very texts before; other embedders are not cached here."""
+    if not isinstance(embedder, HashingEmbedder):
+        return embedder.embed(texts)
+    import hashlib
+
+    from scigate.tools import _diskcache
+
+    key = hashlib.sha256("\0".join([embedder.id, *texts]).encode()).hexdigest()
+    name = f"index-vectors-{embedder.id}.npz"
+    vectors = _diskcache.read_array(name, key, (len(texts), embedder.dim))
+    if vectors is None:
+        vectors = embedder.embed(texts)
+        _diskcache.write_array(name, key, vectors)
+    return vectors
+
+
 class ToolIndex:
     """A searchable index over tool ontologies."""
 
@@ -153,7 +171,10 @@ class ToolIndex:
         records: Iterable[Tool | dict[str, Any]],
         embedder: Embedder | None = None,
         graph: ToolGraph | None = None,
+        cache: bool = False,
     ):
+        """`cache`: keep the tools' vectors on disk (`_diskcache`) for the next process;
+        for an index over the whole library with the built-in embedder."""
         self.records = [ontology_record(r) for r in records]
         if not self.records:
             raise BadInput("cannot build a tool index over no tools")
@@ -161,7 +182,9 @@ class ToolIndex:
         self._position = {n: i for i, n in enumerate(self.names)}
         self.texts = [describe(r) for r in self.records]
         self.embedder = embedder or HashingEmbedder()
-        self._vectors = self.embedder.embed(self.texts)
+        self._vectors = (
+            _embed_cached(self.embedder, self.texts) if cache else self.embedder.embed(self.texts)
+        )
         self._graph = graph
         self._own_graph = graph is None
         self._query_cache: dict[str, np.ndarray] = {}
@@ -207,7 +230,7 @@ class ToolIndex:
         """An index over the whole tool library."""
         from scigate.tools._library import load_library
 
-        return cls(load_library().values(), embedder=embedder)
+        return cls(load_library().values(), embedder=embedder, cache=True)
 
     @property
     def graph(self) -> ToolGraph:
@@ -375,5 +398,5 @@ def search_tools(
 
     tools = load_library()
     if _DEFAULT_INDEX is None or len(_DEFAULT_INDEX.names) != len(tools):
-        _DEFAULT_INDEX = ToolIndex(tools.values())
+        _DEFAULT_INDEX = ToolIndex(tools.values(), cache=True)
     return _DEFAULT_INDEX.search(query, k=k, restrict=restrict, expand_hops=expand_hops)

@@ -21,9 +21,11 @@ a daemon thread the caller stops waiting for at the limit.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -94,12 +96,18 @@ class ToolResult(BaseModel):
 
 
 class Tool:
-    """A registered tool: its spec and the function behind it."""
+    """A registered tool: its spec and the function behind it. The pydantic model that
+    validates its arguments is built on the first call (its JSON Schema is in the spec)."""
 
-    def __init__(self, fn: Callable[..., Any], spec: ToolSpec, args_model: type[BaseModel]):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        spec: ToolSpec,
+        args_model: type[BaseModel] | None = None,
+    ):
         self.fn = fn
         self.spec = spec
-        self._args_model = args_model
+        self._model = args_model
         self.__doc__ = fn.__doc__
         self.__name__ = spec.name
 
@@ -108,12 +116,22 @@ class Tool:
         return self.spec.name
 
     @property
+    def _args_model(self) -> type[BaseModel]:
+        if self._model is None:
+            self._model = _args_model_from(self.fn, self.spec.name)
+        return self._model
+
+    @property
     def parameter_names(self) -> list[str]:
-        return list(self._args_model.model_fields)
+        if self._model is None:
+            return list(self.spec.parameters.get("properties", {}))
+        return list(self._model.model_fields)
 
     @property
     def required_parameters(self) -> list[str]:
-        return [n for n, f in self._args_model.model_fields.items() if f.is_required()]
+        if self._model is None:
+            return list(self.spec.parameters.get("required", []))
+        return [n for n, f in self._model.model_fields.items() if f.is_required()]
 
     def available(self) -> bool:
         """True when every module the tool needs can be imported."""
@@ -214,6 +232,32 @@ class Tool:
 
 REGISTRY: dict[str, Tool] = {}
 
+# While `load_library` imports the library: argument schemas by tool name from the disk
+# cache (`_diskcache`), completed here for the tools it lacks; None: build every schema.
+_SCHEMAS: dict[str, dict[str, Any]] | None = None
+
+
+@contextmanager
+def cached_schemas(schemas: dict[str, dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Within the block, tools declared take their argument schema from `schemas` (by
+    name) instead of building their pydantic model now; the schemas built for tools it
+    lacks are added to it."""
+    global _SCHEMAS
+    previous, _SCHEMAS = _SCHEMAS, schemas
+    try:
+        yield schemas
+    finally:
+        _SCHEMAS = previous
+
+
+def argument_schema(args_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments, without pydantic's titles."""
+    params = args_model.model_json_schema()
+    params.pop("title", None)
+    for prop in params.get("properties", {}).values():
+        prop.pop("title", None)
+    return params
+
 
 def tool(
     *,
@@ -242,11 +286,14 @@ def tool(
     """
 
     def decorate(fn: Callable[..., Any]) -> Tool:
-        args_model = _args_model_from(fn, name)
-        params = args_model.model_json_schema()
-        params.pop("title", None)
-        for prop in params.get("properties", {}).values():
-            prop.pop("title", None)
+        schemas = _SCHEMAS
+        args_model = None
+        params = copy.deepcopy(schemas.get(name)) if schemas is not None else None
+        if not isinstance(params, dict):
+            args_model = _args_model_from(fn, name)
+            params = argument_schema(args_model)
+            if schemas is not None:
+                schemas[name] = copy.deepcopy(params)
         spec = ToolSpec(
             name=name,
             functionality=functionality,
