@@ -25,6 +25,7 @@ from scigate.bench._catalog import given_for
 from scigate.bench._compose import MARGIN, Draft, Rejected, compose, sample_subset
 from scigate.bench._entities import load_entities
 from scigate.bench._judge import Unjudged, judge_task
+from scigate.bench._stats import task_shape
 from scigate.bench._write import Worded, _options, rule_problems, write_llm, write_templates
 
 # The stages of an attempt in the order they run; a rejection names the first that failed.
@@ -255,6 +256,7 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
             detail["judge"] = await judge_task(get_model(config.judge), task)
             checks["judge"] = "passed"
         task["checks"] = dict(checks)
+        detail["shape"] = task_shape(task)  # its Table A5 figures, for `bench report`
     except (Rejected, Underivable) as exc:
         if stage == "solver":
             detail["solver"] = getattr(exc, "record", None)
