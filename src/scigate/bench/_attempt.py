@@ -199,7 +199,14 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
     try:
         margin = getattr(config, "margin", MARGIN)
         draft = compose(
-            plan.level, plan.domain, plan.kind, load_entities()[plan.kind], rng, state.cache, margin
+            plan.level,
+            plan.domain,
+            plan.kind,
+            load_entities()[plan.kind],
+            rng,
+            state.cache,
+            margin,
+            checks=getattr(config, "checks", True),
         )
         detail["path"] = draft.path
         checks: dict[str, str] = dict(draft.checks)

@@ -61,6 +61,7 @@ class BuildConfig(BaseModel):
     similarity: float = 0.9  # token Jaccard at which a question is a near duplicate
     batch: int = 1  # attempts in flight (1: the sequential build, one random stream)
     margin: float = 0.02  # relative distance of every threshold from every candidate's value
+    checks: bool = True  # the acceptance checks (_compose.CHECKS); off only to measure them
 
 
 class BuildReport(BaseModel):

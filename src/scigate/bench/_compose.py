@@ -484,6 +484,7 @@ def selection_rule(
     rng: random.Random,
     margin: float = 0.02,
     alts: dict[str, Any] | None = None,
+    checks: bool = True,
 ) -> tuple[dict[str, Any], list[int]]:
     """A rule (objective plus one constraint per other output) that singles out one
     candidate and passes `rule_checks`, with the candidates it is stated over (indices
@@ -514,7 +515,8 @@ def selection_rule(
         trial = [*chosen, i]
         sub = {t: [values[t][j] for j in trial] for t in outputs}
         try:
-            rule_checks(sub, rule, margin, _alt_by_output(subset(alts, trial)))
+            if checks:
+                rule_checks(sub, rule, margin, _alt_by_output(subset(alts, trial)))
         except CheckFailed:
             continue
         if _winner(sub, rule["op"], rule["output"], rule["constraints"])[0] == 0:
@@ -523,7 +525,8 @@ def selection_rule(
         raise Rejected(f"no {CANDIDATES} candidates keep the rule's checks")
     rng.shuffle(chosen)
     sub = {t: [values[t][j] for j in chosen] for t in outputs}
-    rule_checks(sub, rule, margin, _alt_by_output(subset(alts, chosen)))
+    if checks:
+        rule_checks(sub, rule, margin, _alt_by_output(subset(alts, chosen)))
     return rule, chosen
 
 
@@ -673,9 +676,14 @@ def compose(
     rng: random.Random,
     cache: dict,
     margin: float = MARGIN,
+    checks: bool = True,
 ) -> Draft:
     """Sample, execute (twice) and decide the answer of one task, and run its CHECKS
-    (`CheckFailed` naming the first that fails)."""
+    (`CheckFailed` naming the first that fails). `checks=False` (to measure what the
+    checks cost) runs none: no margin, no alternative conventions, no necessity checks;
+    the draft then carries no check record."""
+    if not checks:
+        margin = 0.0
     lo, hi = LEVEL_TOOLS[level]
     sizes = list(range(lo, hi + 1))
     rng.shuffle(sizes)
@@ -694,14 +702,14 @@ def compose(
         raise Rejected(
             f"no {lo}-{hi}-tool {domain} path from {entity_type} with answerable outputs"
         )
-    checks: dict[str, str] = {}
+    passed: dict[str, str] = {}
     if level == 1:
         entities = [rng.choice(pool)]
         rule = None
         runs = reproducible(path, entities)
         plan = runs[0].plan
         outputs = [plan.steps[i - 1].tool for i in plan.outputs]
-        checks |= {
+        passed |= {
             "margin": "no thresholds",
             "vacuous constraint": "no constraints",
             "constraint needed": "no constraints",
@@ -718,18 +726,20 @@ def compose(
             raise Rejected(f"the path runs on only {len(ran)} of {len(tried)} {kind} entities")
         tried, first = [e for e, _ in ran], [r for _, r in ran]
         outputs = [plan.steps[i - 1].tool for i in plan.outputs]
-        pool_alts = alternative_values(path, tried, first, outputs, cache)
-        rule, chosen = selection_rule(tried, first, outputs, rng, margin, pool_alts)
+        pool_alts = alternative_values(path, tried, first, outputs, cache) if checks else {}
+        rule, chosen = selection_rule(tried, first, outputs, rng, margin, pool_alts, checks)
         entities = [tried[i] for i in chosen]
         runs = reproducible(path, entities)
-        values = {t: [float(r.values[t]) for r in runs] for t in outputs}
-        alts = subset(pool_alts, chosen)
-        checks |= rule_checks(values, rule, margin, _alt_by_output(alts))
-        checks |= convention_checks(path, entities, values, rule, alts, None)
+        if checks:
+            values = {t: [float(r.values[t]) for r in runs] for t in outputs}
+            alts = subset(pool_alts, chosen)
+            passed |= rule_checks(values, rule, margin, _alt_by_output(alts))
+            passed |= convention_checks(path, entities, values, rule, alts, None)
     used = (
         outputs if rule is None else [rule["output"], *(c["output"] for c in rule["constraints"])]
     )
-    checks |= tool_checks(level, plan, used)
+    if checks:
+        passed |= tool_checks(level, plan, used)
     labels = [e.label for e in entities]
     core = core_answer(labels, runs, rule)
     draft = Draft(
@@ -745,13 +755,14 @@ def compose(
         precision=precision_of(core) if level == 1 else None,
     )
     if level == 1:
-        alts = alternative_values(path, entities, runs, outputs, cache)
-        numeric = {
-            t: [float(v)]
-            for t, v in runs[0].values.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)
-        }
-        checks |= convention_checks(path, entities, numeric, None, alts, draft.precision)
+        if checks:
+            alts = alternative_values(path, entities, runs, outputs, cache)
+            numeric = {
+                t: [float(v)]
+                for t, v in runs[0].values.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)
+            }
+            passed |= convention_checks(path, entities, numeric, None, alts, draft.precision)
         draft.distractors = near_misses(draft, pool, rng, cache)
     else:
         draft.distractors = [
@@ -763,6 +774,7 @@ def compose(
             for e in entities
             if e.label != core
         ]
-    checks |= distractor_checks(draft)
-    draft.checks = {c: checks[c] for c in CHECKS}
+    if checks:
+        passed |= distractor_checks(draft)
+        draft.checks = {c: passed[c] for c in CHECKS}
     return draft
