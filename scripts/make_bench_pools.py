@@ -78,7 +78,11 @@ def aflow_crystals() -> list[dict]:
             continue
         lat = snl["lattice"]
         label = next(
-            (tags[k] for k in ("mineral", "strukturbericht") if tags.get(k) not in (None, "None", "")),
+            (
+                tags[k]
+                for k in ("mineral", "strukturbericht")
+                if tags.get(k) not in (None, "None", "")
+            ),
             tags["aflow"],
         )
         out.append(
