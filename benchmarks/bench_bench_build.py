@@ -73,8 +73,6 @@ def checks_main(args: argparse.Namespace) -> None:
     """Checks on vs off, acceptance per check, and the optional full build."""
     from statistics import median
 
-    from scigate.bench._stats import a5_lines
-
     _checked_build(BuildConfig(n=4, seed=args.seed))  # warm-up (not timed)
     rates: dict[str, list[float]] = {"on": [], "off": []}
     attempts: dict[str, int] = {"on": 0, "off": 0}
@@ -94,6 +92,8 @@ def checks_main(args: argparse.Namespace) -> None:
                     got[0] += row["passed"]
                     got[1] += row["rejected"]
             print(f"round {r + 1} checks {mode:>3}: {seconds:6.1f} s, {ok}/{tried} accepted")
+    if not args.rounds:  # --rounds 0: the full build only
+        return _full(args)
     print(f"\n{args.n} tasks per build, {args.rounds} interleaved rounds, levels 1-4")
     print(f"{'checks':<7} {'median tasks/min':>17} {'min tasks/min':>14} {'accepted/attempts':>18}")
     for mode in ("on", "off"):
@@ -104,12 +104,20 @@ def checks_main(args: argparse.Namespace) -> None:
         reached = ok + rejected
         rate = f"{100 * ok / reached:.1f}%" if reached else "-"
         print(f"{check:<20} {reached:>8} {ok:>7} {rate:>11}")
+    _full(args)
+
+
+def _full(args: argparse.Namespace) -> None:
+    """The optional --full N build: its time, funnel and Table A5."""
+    from scigate.bench._stats import a5_lines
+
     if args.full:
         seconds, ok, tried, funnel = _checked_build(BuildConfig(n=args.full, seed=args.seed))
         print(
             f"\nfull build: {ok}/{args.full} tasks from {tried} attempts in {seconds:.0f} s "
             f"({60 * ok / seconds:.1f} tasks/min)"
         )
+        print("cells:", {k: v["accepted"] for k, v in funnel["cells"].items()})
         print("\n".join(a5_lines(funnel["table_a5"])))
 
 

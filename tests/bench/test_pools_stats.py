@@ -137,3 +137,41 @@ def test_derive_prints_counted_reasons(tmp_path: Path) -> None:
     assert "     1  no tool_path" in text
     data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     assert data["reason_counts"] == {"GetFASTAFromName needs the network": 2, "no tool_path": 1}
+
+
+def test_a_kind_that_made_a_task_is_not_given_up_after_a_short_run_of_failures() -> None:
+    from scigate.bench._attempt import AttemptOutcome, AttemptPlan
+    from scigate.bench._build import GIVE_UP_AFTER, GIVE_UP_AFTER_PRODUCTIVE, BuildConfig, _Funnel
+
+    funnel = _Funnel(BuildConfig(n=100, levels=[4], domains=["chemistry"]))
+    state = funnel.rng.getstate()
+
+    def settle(kind: str, passed: bool) -> None:
+        plan = AttemptPlan(
+            attempt=funnel.attempts + 1,
+            level=4,
+            format="multiple choice",
+            domain="chemistry",
+            kind=kind,
+            rng_state=state,
+        )
+        funnel.pending[(4, "multiple choice")] += 1
+        funnel.pending_domain["chemistry"] += 1
+        task = {"question": f"q{funnel.attempts}", "id": str(funnel.attempts)}
+        out = AttemptOutcome(
+            attempt=plan.attempt,
+            stage="verify" if passed else "compose",
+            status="passed" if passed else "rejected",
+            task=task if passed else None,
+            rng_state=state,
+        )
+        funnel.apply(plan, out)
+
+    settle("molecule-smiles", True)
+    for _ in range(GIVE_UP_AFTER):
+        settle("molecule-smiles", False)
+        settle("molecule-name", False)
+    assert funnel.limit("chemistry", 4, "molecule-name") == GIVE_UP_AFTER
+    assert funnel.limit("chemistry", 4, "molecule-smiles") == GIVE_UP_AFTER_PRODUCTIVE
+    planned = {funnel.plan(funnel.attempts + 1, 0).kind for _ in range(20)}
+    assert planned == {"molecule-smiles"}  # molecule-name is given up, smiles is not
