@@ -103,3 +103,40 @@ def test_every_registered_convention_names_real_tools_and_phrases(tool: str) -> 
         for alt in conv.alternatives:
             assert alt.tool is None or alt.tool in library
             assert alt.given is None or set(alt.given) <= set(get_tool(tool).parameter_names)
+
+
+def test_a_rejected_draft_records_the_checks_it_passed_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import random
+
+    from scigate.bench import _compose
+    from scigate.bench._entities import load_entities
+
+    pool = load_entities()["molecule-smiles"]
+    seed = next(
+        s
+        for s in range(40)
+        if _try(lambda s=s: _compose.compose(2, "chemistry", "molecule-smiles", pool,
+                                             random.Random(s), {}))
+    )  # fmt: skip
+
+    def refuse(*args, **kw):
+        raise CheckFailed("tool needed", "refused by the test")
+
+    monkeypatch.setattr(_compose, "tool_checks", refuse)
+    with pytest.raises(CheckFailed) as caught:
+        _compose.compose(2, "chemistry", "molecule-smiles", pool, random.Random(seed), {})
+    assert caught.value.check == "tool needed"
+    before = {"margin", "vacuous constraint", "constraint needed", "objective", "conventions"}
+    assert set(caught.value.passed) == before
+
+
+def _try(fn) -> bool:
+    from scigate.bench._compose import Rejected
+
+    try:
+        fn()
+    except Rejected:
+        return False
+    return True

@@ -233,6 +233,7 @@ class CheckFailed(Rejected):
     def __init__(self, check: str, why: str) -> None:
         super().__init__(f"{check}: {why}")
         self.check = check
+        self.passed: dict[str, str] = {}  # the checks the draft passed before this one
 
 
 def _meets(values: dict[str, list[float]], i: int, constraints: list[dict[str, Any]]) -> bool:
@@ -679,9 +680,29 @@ def compose(
     checks: bool = True,
 ) -> Draft:
     """Sample, execute (twice) and decide the answer of one task, and run its CHECKS
-    (`CheckFailed` naming the first that fails). `checks=False` (to measure what the
-    checks cost) runs none: no margin, no alternative conventions, no necessity checks;
-    the draft then carries no check record."""
+    (`CheckFailed` naming the first that fails, with `passed`: the checks it passed
+    before). `checks=False` (to measure what the checks cost) runs none: no margin, no
+    alternative conventions, no necessity checks; the draft then carries no check record."""
+    passed: dict[str, str] = {}
+    try:
+        return _compose(level, domain, kind, pool, rng, cache, margin, checks, passed)
+    except CheckFailed as exc:
+        exc.passed = dict(passed)
+        raise
+
+
+def _compose(
+    level: int,
+    domain: str,
+    kind: str,
+    pool: list[Entity],
+    rng: random.Random,
+    cache: dict,
+    margin: float,
+    checks: bool,
+    passed: dict[str, str],
+) -> Draft:
+    """`compose`, adding each check it passes to `passed` as it goes."""
     if not checks:
         margin = 0.0
     lo, hi = LEVEL_TOOLS[level]
@@ -702,7 +723,6 @@ def compose(
         raise Rejected(
             f"no {lo}-{hi}-tool {domain} path from {entity_type} with answerable outputs"
         )
-    passed: dict[str, str] = {}
     if level == 1:
         entities = [rng.choice(pool)]
         rule = None
