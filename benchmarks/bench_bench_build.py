@@ -17,6 +17,15 @@ whatever the executor (checked). An untimed sequential build first warms this pr
 (library, entities, tool graph).
 
     .venv/bin/python benchmarks/bench_bench_build.py [--n 32] [--batch 8] [--ray 1,2]
+
+With `--checks` it measures the acceptance checks instead (issue 22): tasks per minute of
+the sequential build with every check on against `BuildConfig(checks=False)` (no margin,
+no alternative conventions, no constraint/objective/tool/distractor checks), in
+`--rounds` interleaved rounds (on/off order alternating, seed + round), median and min;
+the acceptance rate of each check (passed / reached, summed over the checked builds);
+and with `--full N` one N-task checked build's time and its Table A5 beside the paper's.
+
+    .venv/bin/python benchmarks/bench_bench_build.py --checks [--n 40] [--rounds 3] [--full 900]
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from scigate.bench import BuildConfig, build
+from scigate.bench import BuildConfig, build, build_funnel
 from scigate.executor import Executor, LocalExecutor
 
 
@@ -49,15 +58,84 @@ async def model(messages, tools=None, **settings):
 """
 
 
+def _checked_build(config: BuildConfig) -> tuple[float, int, int, dict]:
+    """(seconds, accepted, attempts, funnel) of one sequential build in a fresh database."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "r.db"
+        start = time.perf_counter()
+        report = build(config, db, Path(tmp) / "o.jsonl")
+        seconds = time.perf_counter() - start
+        funnel = build_funnel(db)
+    return seconds, report.accepted, report.attempts, funnel
+
+
+def checks_main(args: argparse.Namespace) -> None:
+    """Checks on vs off, acceptance per check, and the optional full build."""
+    from statistics import median
+
+    _checked_build(BuildConfig(n=4, seed=args.seed))  # warm-up (not timed)
+    rates: dict[str, list[float]] = {"on": [], "off": []}
+    attempts: dict[str, int] = {"on": 0, "off": 0}
+    accepted: dict[str, int] = {"on": 0, "off": 0}
+    per_check: dict[str, list[int]] = {}
+    for r in range(args.rounds):
+        order = ("on", "off") if r % 2 == 0 else ("off", "on")
+        for mode in order:
+            config = BuildConfig(n=args.n, seed=args.seed + r, checks=mode == "on")
+            seconds, ok, tried, funnel = _checked_build(config)
+            rates[mode].append(60 * ok / seconds)
+            attempts[mode] += tried
+            accepted[mode] += ok
+            if mode == "on":
+                for check, row in funnel["checks"].items():
+                    got = per_check.setdefault(check, [0, 0])
+                    got[0] += row["passed"]
+                    got[1] += row["rejected"]
+            print(f"round {r + 1} checks {mode:>3}: {seconds:6.1f} s, {ok}/{tried} accepted")
+    if not args.rounds:  # --rounds 0: the full build only
+        return _full(args)
+    print(f"\n{args.n} tasks per build, {args.rounds} interleaved rounds, levels 1-4")
+    print(f"{'checks':<7} {'median tasks/min':>17} {'min tasks/min':>14} {'accepted/attempts':>18}")
+    for mode in ("on", "off"):
+        share = f"{accepted[mode]}/{attempts[mode]}"
+        print(f"{mode:<7} {median(rates[mode]):>17.1f} {min(rates[mode]):>14.1f} {share:>18}")
+    print(f"\n{'check':<20} {'reached':>8} {'passed':>7} {'acceptance':>11}")
+    for check, (ok, rejected) in per_check.items():
+        reached = ok + rejected
+        rate = f"{100 * ok / reached:.1f}%" if reached else "-"
+        print(f"{check:<20} {reached:>8} {ok:>7} {rate:>11}")
+    _full(args)
+
+
+def _full(args: argparse.Namespace) -> None:
+    """The optional --full N build: its time, funnel and Table A5."""
+    from scigate.bench._stats import a5_lines
+
+    if args.full:
+        seconds, ok, tried, funnel = _checked_build(BuildConfig(n=args.full, seed=args.seed))
+        print(
+            f"\nfull build: {ok}/{args.full} tasks from {tried} attempts in {seconds:.0f} s "
+            f"({60 * ok / seconds:.1f} tasks/min)"
+        )
+        print("cells:", {k: v["accepted"] for k, v in funnel["cells"].items()})
+        print("\n".join(a5_lines(funnel["table_a5"])))
+
+
 def main() -> None:
     """Print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checks", action="store_true", help="measure the acceptance checks")
+    parser.add_argument("--rounds", type=int, default=3, help="--checks: interleaved rounds")
+    parser.add_argument("--full", type=int, default=0, help="--checks: time an N-task build")
     parser.add_argument("--n", type=int, default=32)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.5, help="judge call latency (s)")
     parser.add_argument("--ray", default="1,2", help="Ray worker counts ('' to skip)")
     args = parser.parse_args()
+    if args.checks:
+        checks_main(args)
+        return
     tmp = Path(tempfile.mkdtemp())
     judge = tmp / "judge.py"
     judge.write_text(JUDGE.format(latency=args.latency))

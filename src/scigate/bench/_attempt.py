@@ -26,6 +26,7 @@ from scigate.bench._catalog import given_for
 from scigate.bench._compose import MARGIN, Draft, Rejected, compose, sample_subset
 from scigate.bench._entities import load_entities
 from scigate.bench._judge import Unjudged, judge_task
+from scigate.bench._stats import task_shape
 from scigate.bench._write import Worded, _options, rule_problems, write_llm, write_templates
 
 # The stages of an attempt in the order they run; a rejection names the first that failed.
@@ -200,7 +201,14 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
     try:
         margin = getattr(config, "margin", MARGIN)
         draft = compose(
-            plan.level, plan.domain, plan.kind, load_entities()[plan.kind], rng, state.cache, margin
+            plan.level,
+            plan.domain,
+            plan.kind,
+            load_entities()[plan.kind],
+            rng,
+            state.cache,
+            margin,
+            checks=getattr(config, "checks", True),
         )
         detail["path"] = draft.path
         checks: dict[str, str] = dict(draft.checks)
@@ -258,11 +266,14 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
             detail["judge"] = await judge_task(judge, task)
             checks["judge"] = "passed"
         task["checks"] = dict(checks)
+        detail["shape"] = task_shape(task)  # its Table A5 figures, for `bench report`
     except (Rejected, Underivable) as exc:
         if stage == "solver":
             detail["solver"] = getattr(exc, "record", None)
         reason = str(exc)
         detail["check"] = getattr(exc, "check", None) or stage
+        if getattr(exc, "passed", None):  # the checks a draft passed before the failing one
+            detail["checks"] = dict(exc.passed)
         task = None
         status = exc.status if isinstance(exc, Unjudged) else "rejected"
     except Exception as exc:

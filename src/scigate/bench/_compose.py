@@ -20,6 +20,13 @@ from pydantic import BaseModel, Field
 
 from scigate.bench._answer import core_answer, same_answer
 from scigate.bench._catalog import ToolRole, given_for, tool_roles
+from scigate.bench._conventions import (
+    alternative_values,
+    conventions_of,
+    is_stated,
+    subset,
+    threshold_values,
+)
 from scigate.bench._entities import Entity
 from scigate.errors import BadInput
 from scigate.tools import PlanRun, format_value, get_tool, make_plan, run_plan, type_accepts
@@ -200,6 +207,7 @@ CHECKS = (
     "vacuous constraint",
     "constraint needed",
     "objective",
+    "conventions",
     "tool needed",
     "distractor type",
 )
@@ -225,6 +233,7 @@ class CheckFailed(Rejected):
     def __init__(self, check: str, why: str) -> None:
         super().__init__(f"{check}: {why}")
         self.check = check
+        self.passed: dict[str, str] = {}  # the checks the draft passed before this one
 
 
 def _meets(values: dict[str, list[float]], i: int, constraints: list[dict[str, Any]]) -> bool:
@@ -250,10 +259,14 @@ def _winner(
 
 
 def rule_checks(
-    values: dict[str, list[float]], rule: dict[str, Any], margin: float
+    values: dict[str, list[float]],
+    rule: dict[str, Any],
+    margin: float,
+    alternatives: dict[str, list[float]] | None = None,
 ) -> dict[str, str]:
     """Check a selection rule over the candidates' executed values: thresholds at least
-    `margin` (relative) from every candidate's value, no constraint met by all, every
+    `margin` (relative) from every candidate's value and from every value it has under an
+    alternative convention (`alternatives`: output -> values), no constraint met by all, every
     constraint needed (dropping it changes the answer or makes it non-unique), an objective
     that decides between at least two candidates. The passed checks with a note;
     `CheckFailed` naming the first that fails."""
@@ -261,15 +274,18 @@ def rule_checks(
     op, objective = rule["op"], rule["output"]
     n = len(values[objective])
     worst = math.inf
+    alternatives = alternatives or {}
     for c in constraints:
         m = _margin_of(float(c["value"]), values[c["output"]])
-        if m < margin:
+        alt = _margin_of(float(c["value"]), alternatives.get(c["output"], []))
+        if min(m, alt) < margin:
+            which = "a candidate's value" if m <= alt else "an alternative-convention value"
             raise CheckFailed(
                 "margin",
-                f"threshold {c['value']:g} on {c['output']} lies {m:.2%} from a candidate's "
-                f"value (at least {margin:.0%} needed)",
+                f"threshold {c['value']:g} on {c['output']} lies {min(m, alt):.2%} from "
+                f"{which} (at least {margin:.0%} needed)",
             )
-        worst = min(worst, m)
+        worst = min(worst, m, alt)
     for c in constraints:
         if all(_meets(values, i, [c]) for i in range(n)):
             raise CheckFailed(
@@ -296,6 +312,66 @@ def rule_checks(
         "constraint needed": f"dropping any of {len(constraints)} constraints changes the answer",
         "objective": f"the {op} of {objective} decides between {len(meeting)} candidates",
     }
+
+
+def _alt_by_output(alts: dict[str, Any]) -> dict[str, list[float]]:
+    outputs = {t for _, vals in alts.values() for t in vals}
+    return {t: threshold_values(alts, t) for t in outputs}
+
+
+def convention_checks(
+    path: list[str],
+    entities: list[Entity],
+    values: dict[str, list[float]],
+    rule: dict[str, Any] | None,
+    alts: dict[str, Any],
+    precision: str | None,
+) -> dict[str, str]:
+    """Every convention the path computes under is stated in the question's phrase, or
+    the decision (the candidate the rule selects) or the answer (each output at the stated
+    precision, exactly without one) is the same under every alternative the library
+    computes (`alts`, from `alternative_values`); `CheckFailed("conventions")` otherwise."""
+    convs = conventions_of(path)
+    if not convs:
+        return {"conventions": "no convention-dependent tool"}
+    stated = {c.aspect for c in convs if is_stated(c, path, entities)}
+    checked = 0
+    for key, (conv, alt) in alts.items():
+        if is_stated(conv, path, entities):
+            continue
+        checked += 1
+        # where an alternative cannot be computed for an entity, its value stands
+        other = {
+            t: [a if a is not None else v for a, v in zip(alt.get(t, vs), vs, strict=True)]
+            for t, vs in values.items()
+        }
+        if rule is not None:
+            won = _winner(values, rule["op"], rule["output"], rule["constraints"])[0]
+            alt_won = _winner(other, rule["op"], rule["output"], rule["constraints"])[0]
+            if alt_won != won:
+                raise CheckFailed(
+                    "conventions",
+                    f"the {conv.aspect} of {conv.tool} is not stated and under {key} the "
+                    "rule selects another candidate or none",
+                )
+            continue
+        for t, vs in values.items():
+            a, v = other[t][0], vs[0]
+            same = _within_precision(str(a), str(v)) if precision else a == v
+            if not same:
+                raise CheckFailed(
+                    "conventions",
+                    f"the {conv.aspect} of {conv.tool} is not stated and under {key} the "
+                    f"answer is {a:g}, not {v:g}",
+                )
+    parts = []
+    if stated:
+        parts.append(f"stated: {', '.join(sorted(stated))}")
+    if checked:
+        parts.append(f"unchanged under {checked} unstated alternatives")
+    if not parts:
+        parts.append("no alternative computable")
+    return {"conventions": "; ".join(parts) + f" ({len(alts)} alternatives computed)"}
 
 
 def _ancestors(plan: Any, step: int) -> set[str]:
@@ -346,6 +422,7 @@ def _search_rule(
     rng: random.Random,
     margin: float,
     tries: int = 80,
+    alts: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[int]] | str:
     """A rule and the candidates (indices into the executed pool) it is stated over:
     one winner, for each constraint a candidate that beats the winner on the objective
@@ -389,6 +466,8 @@ def _search_rule(
             else:
                 why = "constraint needed"
                 break
+            if alts:  # thresholds keep the margin from alternative-convention values too
+                vals = vals + threshold_values(subset(alts, chosen), t)
             x = nice_between(lo, hi, avoid, vals, margin)
             if x is None:
                 why = "margin"
@@ -405,6 +484,8 @@ def selection_rule(
     outputs: list[str],
     rng: random.Random,
     margin: float = 0.02,
+    alts: dict[str, Any] | None = None,
+    checks: bool = True,
 ) -> tuple[dict[str, Any], list[int]]:
     """A rule (objective plus one constraint per other output) that singles out one
     candidate and passes `rule_checks`, with the candidates it is stated over (indices
@@ -414,7 +495,8 @@ def selection_rule(
     avoid = {format_value(v) for r in runs for s in r.steps for v in [s.result.value]} | {
         format_value(v) for vs in values.values() for v in vs
     }
-    found = _search_rule(values, outputs, avoid, rng, margin)
+    alts = alts or {}
+    found = _search_rule(values, outputs, avoid, rng, margin, alts=alts)
     if isinstance(found, str):
         why = {
             "margin": f"no gap of {margin:.0%} around a threshold",
@@ -434,7 +516,8 @@ def selection_rule(
         trial = [*chosen, i]
         sub = {t: [values[t][j] for j in trial] for t in outputs}
         try:
-            rule_checks(sub, rule, margin)
+            if checks:
+                rule_checks(sub, rule, margin, _alt_by_output(subset(alts, trial)))
         except CheckFailed:
             continue
         if _winner(sub, rule["op"], rule["output"], rule["constraints"])[0] == 0:
@@ -443,7 +526,8 @@ def selection_rule(
         raise Rejected(f"no {CANDIDATES} candidates keep the rule's checks")
     rng.shuffle(chosen)
     sub = {t: [values[t][j] for j in chosen] for t in outputs}
-    rule_checks(sub, rule, margin)
+    if checks:
+        rule_checks(sub, rule, margin, _alt_by_output(subset(alts, chosen)))
     return rule, chosen
 
 
@@ -593,9 +677,34 @@ def compose(
     rng: random.Random,
     cache: dict,
     margin: float = MARGIN,
+    checks: bool = True,
 ) -> Draft:
     """Sample, execute (twice) and decide the answer of one task, and run its CHECKS
-    (`CheckFailed` naming the first that fails)."""
+    (`CheckFailed` naming the first that fails, with `passed`: the checks it passed
+    before). `checks=False` (to measure what the checks cost) runs none: no margin, no
+    alternative conventions, no necessity checks; the draft then carries no check record."""
+    passed: dict[str, str] = {}
+    try:
+        return _compose(level, domain, kind, pool, rng, cache, margin, checks, passed)
+    except CheckFailed as exc:
+        exc.passed = dict(passed)
+        raise
+
+
+def _compose(
+    level: int,
+    domain: str,
+    kind: str,
+    pool: list[Entity],
+    rng: random.Random,
+    cache: dict,
+    margin: float,
+    checks: bool,
+    passed: dict[str, str],
+) -> Draft:
+    """`compose`, adding each check it passes to `passed` as it goes."""
+    if not checks:
+        margin = 0.0
     lo, hi = LEVEL_TOOLS[level]
     sizes = list(range(lo, hi + 1))
     rng.shuffle(sizes)
@@ -614,14 +723,13 @@ def compose(
         raise Rejected(
             f"no {lo}-{hi}-tool {domain} path from {entity_type} with answerable outputs"
         )
-    checks: dict[str, str] = {}
     if level == 1:
         entities = [rng.choice(pool)]
         rule = None
         runs = reproducible(path, entities)
         plan = runs[0].plan
         outputs = [plan.steps[i - 1].tool for i in plan.outputs]
-        checks |= {
+        passed |= {
             "margin": "no thresholds",
             "vacuous constraint": "no constraints",
             "constraint needed": "no constraints",
@@ -638,15 +746,20 @@ def compose(
             raise Rejected(f"the path runs on only {len(ran)} of {len(tried)} {kind} entities")
         tried, first = [e for e, _ in ran], [r for _, r in ran]
         outputs = [plan.steps[i - 1].tool for i in plan.outputs]
-        rule, chosen = selection_rule(tried, first, outputs, rng, margin)
+        pool_alts = alternative_values(path, tried, first, outputs, cache) if checks else {}
+        rule, chosen = selection_rule(tried, first, outputs, rng, margin, pool_alts, checks)
         entities = [tried[i] for i in chosen]
         runs = reproducible(path, entities)
-        values = {t: [float(r.values[t]) for r in runs] for t in outputs}
-        checks |= rule_checks(values, rule, margin)
+        if checks:
+            values = {t: [float(r.values[t]) for r in runs] for t in outputs}
+            alts = subset(pool_alts, chosen)
+            passed |= rule_checks(values, rule, margin, _alt_by_output(alts))
+            passed |= convention_checks(path, entities, values, rule, alts, None)
     used = (
         outputs if rule is None else [rule["output"], *(c["output"] for c in rule["constraints"])]
     )
-    checks |= tool_checks(level, plan, used)
+    if checks:
+        passed |= tool_checks(level, plan, used)
     labels = [e.label for e in entities]
     core = core_answer(labels, runs, rule)
     draft = Draft(
@@ -662,6 +775,14 @@ def compose(
         precision=precision_of(core) if level == 1 else None,
     )
     if level == 1:
+        if checks:
+            alts = alternative_values(path, entities, runs, outputs, cache)
+            numeric = {
+                t: [float(v)]
+                for t, v in runs[0].values.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)
+            }
+            passed |= convention_checks(path, entities, numeric, None, alts, draft.precision)
         draft.distractors = near_misses(draft, pool, rng, cache)
     else:
         draft.distractors = [
@@ -673,6 +794,7 @@ def compose(
             for e in entities
             if e.label != core
         ]
-    checks |= distractor_checks(draft)
-    draft.checks = {c: checks[c] for c in CHECKS}
+    if checks:
+        passed |= distractor_checks(draft)
+        draft.checks = {c: passed[c] for c in CHECKS}
     return draft

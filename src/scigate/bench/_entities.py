@@ -9,6 +9,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 DATA = Path(__file__).resolve().parent / "data" / "entities.json"
+# The larger pools (scripts/make_bench_pools.py writes them; each with its source and license).
+POOLS = Path(__file__).resolve().parent / "data" / "pools.json"
 
 
 class Entity(BaseModel):
@@ -48,15 +50,110 @@ def _cif(item: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _cif_p1(item: dict) -> str:
+    """A P1 CIF of a pool crystal: its cell and every site (symmetry is found by the tools)."""
+    a, b, c, alpha, beta, gamma = item["lattice"]
+    formula = "".join(sorted({el for el, *_ in item["sites"]}))
+    lines = [
+        f"# {item['name']}",
+        "# written by scigate.bench from a structure record (see data/README.md).",
+        f"data_{formula}",
+        "_symmetry_space_group_name_H-M   'P 1'",
+        "_symmetry_Int_Tables_number      1",
+        f"_cell_length_a    {a:.6f}",
+        f"_cell_length_b    {b:.6f}",
+        f"_cell_length_c    {c:.6f}",
+        f"_cell_angle_alpha {alpha:.6f}",
+        f"_cell_angle_beta  {beta:.6f}",
+        f"_cell_angle_gamma {gamma:.6f}",
+        "loop_",
+        "_symmetry_equiv_pos_as_xyz",
+        "  'x, y, z'",
+        "loop_",
+        "_atom_site_label",
+        "_atom_site_type_symbol",
+        "_atom_site_fract_x",
+        "_atom_site_fract_y",
+        "_atom_site_fract_z",
+        "_atom_site_occupancy",
+    ]
+    lines += [f"{el}{i} {el} {x} {y} {z} 1.0" for i, (el, x, y, z) in enumerate(item["sites"], 1)]
+    return "\n".join(lines) + "\n"
+
+
+def load_pools() -> dict:
+    """The larger entity pools by set, each {"source", "license", "items"} ({} if absent)."""
+    if not POOLS.exists():
+        return {}
+    return json.loads(POOLS.read_text(encoding="utf-8"))
+
+
+def _unique(entities: list[Entity]) -> list[Entity]:
+    seen: set[str] = set()
+    out = []
+    for e in entities:
+        if e.value not in seen:
+            seen.add(e.value)
+            out.append(e)
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def load_entities() -> dict[str, list[Entity]]:
     """Every bundled entity, by kind."""
     from scigate.tools.library.chemistry import common_names
 
     data = json.loads(DATA.read_text(encoding="utf-8"))
+    pools = load_pools()
     table = common_names()
     names = [n for n in data["molecules"]["names"] if n.lower() in table]
-    return {
+    # every other compound of the offline name table, by its first name
+    names += [n for n in _table_names() if n.lower() not in {m.lower() for m in names}]
+    found = {
+        "molecule-name": [
+            Entity(kind="molecule-name", name=n, value=n, type="molecule name", domain="chemistry")
+            for n in names
+        ],
+        "molecule-smiles": [
+            Entity(
+                kind="molecule-smiles",
+                name=m["name"],
+                value=m["smiles"],
+                type="SMILES",
+                domain="chemistry",
+            )
+            for m in pools.get("molecules", {}).get("items", [])
+        ],
+        "protein": [
+            Entity(
+                kind="protein",
+                name=p["name"],
+                value=p["sequence"],
+                type="protein sequence",
+                domain="biology",
+            )
+            for p in pools.get("proteins", {}).get("items", [])
+        ],
+        "dna": [
+            Entity(
+                kind="dna",
+                name=d["name"],
+                value=d["sequence"],
+                type="DNA sequence",
+                domain="biology",
+            )
+            for d in pools.get("dna", {}).get("items", [])
+        ],
+        "crystal": [
+            Entity(kind="crystal", name=c["name"], value=_cif_p1(c), type="CIF", domain="materials")
+            for c in pools.get("crystals", {}).get("items", [])
+        ],
+        "formula": [
+            Entity(kind="formula", name=f, value=f, type="Molecule Formula", domain="materials")
+            for f in pools.get("formulas", {}).get("items", [])
+        ],
+    }
+    base = {
         "molecule-name": [
             Entity(kind="molecule-name", name=n, value=n, type="molecule name", domain="chemistry")
             for n in names
@@ -100,6 +197,16 @@ def load_entities() -> dict[str, list[Entity]]:
             for f in data["formulas"]["items"]
         ],
     }
+    # the curated sets first (their order is what small builds and tests draw from)
+    return {k: _unique(base[k] + found[k]) for k in base}
+
+
+def _table_names() -> list[str]:
+    """The first name of every compound of the offline name table."""
+    from scigate.tools.library.chemistry import _NAMES_FILE
+
+    data = json.loads(_NAMES_FILE.read_text(encoding="utf-8"))
+    return [row["names"][0] for row in data["compounds"]]
 
 
 # Which entity kinds each domain's tasks start from; crystals (multi-line CIF text) only

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from scigate._text import md_code, md_text
-from scigate.bench._entities import load_entities
+from scigate.bench._entities import load_entities, load_pools
 from scigate.bench._files import read_tasks, write_tasks
 from scigate.bench._report import build_funnel
+from scigate.bench._stats import a5_lines, table_a5
 from scigate.errors import BadInput
 
 LIBRARIES = ("rdkit", "biopython", "pymatgen", "scigate")
@@ -81,25 +82,45 @@ def _checks(attempts: list[dict[str, Any]], config: dict[str, Any]) -> dict[str,
 
 
 def _entity_sets(attempts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every entity set with its source and license, and how many released tasks use it."""
+    """Every entity set with its source and license (the curated set's; `sources` lists
+    the curated set and each larger pool with its own), and how many released tasks use it."""
     used = Counter(
         KIND_SET.get(a["detail"].get("kind"), a["detail"].get("kind"))
         for a in attempts
         if a["status"] == "accepted"
     )
     data = json.loads(ENTITIES_FILE.read_text(encoding="utf-8"))
-    items = Counter(
-        {KIND_SET[k]: len(v) for k, v in load_entities().items() if k != "molecule-smiles"}
-    )
-    return {
-        name: {
+    items: Counter[str] = Counter()
+    for k, v in load_entities().items():  # a set's kinds overlap (names and their SMILES)
+        items[KIND_SET[k]] = max(items[KIND_SET[k]], len(v))
+    pools = load_pools()
+    out: dict[str, Any] = {}
+    for name in dict.fromkeys(KIND_SET.values()):
+        license_ = data[name].get("license", data.get("license"))
+        pool = pools.get(name) or {}
+        sources = [
+            {
+                "source": data[name].get("source", ""),
+                "license": license_,
+                "items": items.get(name, 0) - len(pool.get("items") or []),
+            }
+        ]
+        if pool:
+            sources.append(
+                {
+                    "source": pool.get("source", ""),
+                    "license": pool.get("license", ""),
+                    "items": len(pool.get("items") or []),
+                }
+            )
+        out[name] = {
             "items": items.get(name, 0),
             "source": data[name].get("source", ""),
-            "license": data[name].get("license", data.get("license")),
+            "license": license_,
             "tasks": used.get(name, 0),
+            "sources": sources,
         }
-        for name in dict.fromkeys(KIND_SET.values())
-    }
+    return out
 
 
 def release_conditions(
@@ -136,6 +157,7 @@ def release_conditions(
         "levels": config.get("levels"),
         "versions": _versions(),
         "entity_sets": _entity_sets(attempts),
+        "table_a5": table_a5(tasks),
         "checks": _checks(attempts, config),
         "funnel": funnel,
     }
@@ -177,11 +199,25 @@ def datasheet(c: dict[str, Any]) -> str:
         "| set | items | tasks | license | source |",
         "| --- | --- | --- | --- | --- |",
     ]
-    lines += [
-        f"| {md_text(k)} | {e['items']} | {e['tasks']} | {md_text(e['license'])} "
-        f"| {md_text(e['source'])} |"
-        for k, e in c["entity_sets"].items()
-    ]
+    for k, e in c["entity_sets"].items():
+        for i, s in enumerate(e.get("sources") or [e]):
+            name = md_text(k) if i == 0 else f"{md_text(k)} (pool)"
+            tasks = e["tasks"] if i == 0 else ""
+            lines.append(
+                f"| {name} | {s['items']} | {tasks} | {md_text(s['license'])} "
+                f"| {md_text(s['source'])} |"
+            )
+    if c.get("table_a5"):
+        lines += [
+            "",
+            "## Table A5: built (paper)",
+            "",
+            "Per level: path length mean and max, input parameters, constraints and "
+            "attributes per task, reasoning depth, and reuse (tool paths more than one task "
+            "follows); in parentheses the paper's OpenSciToolBench figures.",
+            "",
+            *a5_lines(c["table_a5"]),  # numbers and fixed names only
+        ]
     lines += ["", "## Tool library versions", "", "| library | version |", "| --- | --- |"]
     lines += [
         f"| {md_text(k)} | {md_text(v or 'not installed')} |" for k, v in c["versions"].items()

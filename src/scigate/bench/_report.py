@@ -1,7 +1,7 @@
 """The funnel of a `bench build` run from the run database: attempts per level and
 format, how many were accepted, and where the others were rejected: by stage, and by
 check (an item's acceptance checks, `_compose.CHECKS`, then the later stages), as the
-gate funnel counts rejections per screen."""
+gate funnel counts rejections per screen; and the accepted tasks' Table A5 statistics."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from scigate.bench._attempt import STAGES
 from scigate.bench._compose import CHECKS
+from scigate.bench._stats import aggregate
 from scigate.errors import BadInput
 
 
@@ -30,6 +31,7 @@ def build_funnel(db: str | Path, run_id: str | None = None) -> dict[str, Any]:
     stages: Counter[str] = Counter()
     checks: Counter[str] = Counter()
     passed: Counter[str] = Counter()
+    shapes = []
     for a in attempts:
         d = a["detail"]
         key = f"L{d.get('level')}/{d.get('format')}"
@@ -38,6 +40,8 @@ def build_funnel(db: str | Path, run_id: str | None = None) -> dict[str, Any]:
         passed.update(list(d.get("checks") or {}))
         if a["status"] == "accepted":
             cell["accepted"] += 1
+            if d.get("shape"):
+                shapes.append(d["shape"])
         else:
             stage = d.get("stage", "?")
             # a compose rejection is counted by the check that failed (margin, ...)
@@ -57,4 +61,6 @@ def build_funnel(db: str | Path, run_id: str | None = None) -> dict[str, Any]:
             if passed[c] or checks[c]
         },
         "cells": {k: {**v, "rejected": dict(v["rejected"])} for k, v in sorted(cells.items())},
+        # per level, the accepted tasks' Table A5 figures beside the paper's
+        "table_a5": aggregate(shapes),
     }

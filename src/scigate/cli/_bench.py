@@ -78,6 +78,7 @@ def derive_cmd(
 ) -> None:
     """Add an executed answer and plan to every task whose tool path runs offline."""
     from scigate.bench import read_tasks, run_tasks, write_tasks
+    from scigate.bench._derive import reason_counts
 
     tasks = read_tasks(file)
     with _executor(executor, ray_address) as spread, _progress("derive", len(tasks)) as update:
@@ -94,6 +95,7 @@ def derive_cmd(
                 "derived": len(derived),
                 "out": str(out),
                 "not_derived": [{"task": o.index + 1, "reason": o.reason} for o in skipped],
+                "reason_counts": dict(reason_counts(outcomes)),
                 "source_answer_differs": differs,
             }
         )
@@ -110,6 +112,10 @@ def derive_cmd(
         )
     for o in skipped:
         console.print(f"not derived: {inert_markup(o.line())}", highlight=False)
+    if skipped:
+        console.print(f"not derived, by reason ({len(skipped)} tasks):", highlight=False)
+        for reason, count in reason_counts(outcomes):
+            console.print(f"  {count:4d}  {inert_markup(reason)}", highlight=False)
 
 
 @app.command("verify")
@@ -318,6 +324,12 @@ def report_cmd(
             f"rejected at {inert_markup(why)}",
             highlight=False,
         )
+    if funnel.get("table_a5"):
+        from scigate.bench._stats import a5_lines
+
+        console.print("Table A5, built (paper):", highlight=False)
+        for line in a5_lines(funnel["table_a5"]):
+            console.print(inert_markup(line), highlight=False)
 
 
 @app.command("release")
