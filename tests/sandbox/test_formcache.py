@@ -29,7 +29,7 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The C texts handed to the trusted compile (which returns `SO`)."""
     calls: list[bytes] = []
 
-    def fake(c_text: bytes, flags: dict) -> bytes:
+    def fake(c_text: bytes, flags: dict, cancel: object = None) -> bytes:
         calls.append(c_text)
         return SO
 
@@ -252,3 +252,15 @@ def test_serve_spool_touches_entries_a_run_used(tmp_path: Path, spool: int) -> N
     assert serve_spool(cache, spool) == []
     assert (cache.root / key).stat().st_mtime > 1
     assert os.listdir(spool) == []
+
+
+def test_a_run_gets_a_bounded_number_of_compiles(tmp_path: Path, spool: int, compiled) -> None:
+    cache = FormCache(tmp_path / "forms")
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    _put(spool, f"{key}.req", _request())
+    assert serve_spool(cache, spool, compiles_left=0) == [
+        (f"{key}.req", f"refused: more than {_formcache.MAX_COMPILES} compiles in one run")
+    ]
+    assert compiled == []
+    _put(spool, f"{key}.req", _request())
+    assert serve_spool(cache, spool, compiles_left=1) == [(f"{key}.req", "ok")]

@@ -42,6 +42,7 @@ MAX_MODULE = 64 << 20
 DEFAULT_MAX_BYTES = 512 << 20
 MAX_BYTES_ENV = "SCIGATE_FORMCACHE_BYTES"
 COMPILE_SECONDS = 300.0
+MAX_COMPILES = 64  # trusted compiles one run may ask for (more are refused)
 POLL_SECONDS = 0.01
 
 _inflight: dict[str, threading.Lock] = {}
@@ -96,9 +97,10 @@ def compile_command(flags: dict) -> list[str]:
     ]
 
 
-def compile_trusted(c_text: bytes, flags: dict) -> bytes:
+def compile_trusted(c_text: bytes, flags: dict, cancel: threading.Event | None = None) -> bytes:
     """Compile `c_text` with `flags` in a fresh sandbox whose workspace holds only that
-    text; the module's bytes. RuntimeError when the compiler fails."""
+    text; the module's bytes. RuntimeError when the compiler fails; `cancel` (the
+    asking run ended) stops the compile."""
     from scigate.sandbox._models import Limits
     from scigate.sandbox._runner import execute
 
@@ -114,6 +116,7 @@ def compile_trusted(c_text: bytes, flags: dict) -> bytes:
             workspace=work,
             limits=Limits(wall_seconds=COMPILE_SECONDS, cpu_seconds=COMPILE_SECONDS),
             forms=False,
+            cancel=cancel,
         )
         if not result.ok:
             raise RuntimeError(f"the C compiler failed: {result.reason}")
@@ -226,16 +229,23 @@ def _respond(spool_fd: int, key: str, verdict: str, why: str = "") -> None:
             f.write(why)
 
 
-def handle_request(cache: FormCache, spool_fd: int, name: str) -> str:
+def handle_request(
+    cache: FormCache,
+    spool_fd: int,
+    name: str,
+    cancel: threading.Event | None = None,
+    may_compile: bool = True,
+) -> str:
     """Serve one `<key>.req` of the spool: 'ok' (the entry is there), else why it was
-    refused. The request is removed either way."""
+    refused. The request is removed either way. Without `may_compile` only an entry
+    already there is served."""
     key = name[: -len(".req")]
     try:
         raw = read_bytes(spool_fd, name, limit=MAX_REQUEST, what="form request")
     except (UnsafeWorkspaceFile, FileNotFoundError) as exc:
         why = f"refused: {exc}"
     else:
-        why = _serve(cache, key, raw)
+        why = _serve(cache, key, raw, cancel, may_compile)
     with contextlib.suppress(OSError):
         os.unlink(name, dir_fd=spool_fd)
     if why == "ok":
@@ -245,7 +255,9 @@ def handle_request(cache: FormCache, spool_fd: int, name: str) -> str:
     return why
 
 
-def _serve(cache: FormCache, key: str, raw: bytes) -> str:
+def _serve(
+    cache: FormCache, key: str, raw: bytes, cancel: threading.Event | None, may_compile: bool
+) -> str:
     try:
         request = json.loads(raw)
         module_name, flags = request["module_name"], request["flags"]
@@ -268,17 +280,25 @@ def _serve(cache: FormCache, key: str, raw: bytes) -> str:
         if cache.valid(key, module_name, c_text):
             cache.touch(key)
             return "ok"
+        if not may_compile:
+            return f"refused: more than {MAX_COMPILES} compiles in one run"
         try:
-            module = compile_trusted(c_text, flags)
+            module = compile_trusted(c_text, flags, cancel)
         except (RuntimeError, OSError, UnsafeWorkspaceFile) as exc:
             return f"refused: {exc}"
         cache.store(key, module_name, flags, c_text, module)
     return "ok"
 
 
-def serve_spool(cache: FormCache, spool_fd: int) -> list[tuple[str, str]]:
-    """Serve every request and hit note now in the spool; (name, outcome) of each."""
-    done = []
+def serve_spool(
+    cache: FormCache,
+    spool_fd: int,
+    cancel: threading.Event | None = None,
+    compiles_left: int = MAX_COMPILES,
+) -> list[tuple[str, str]]:
+    """Serve every request and hit note now in the spool; (name, outcome) of each.
+    At most `compiles_left` requests are compiled; `cancel` stops a compile."""
+    done: list[tuple[str, str]] = []
     try:
         names = os.listdir(spool_fd)
     except OSError:
@@ -289,7 +309,8 @@ def serve_spool(cache: FormCache, spool_fd: int) -> list[tuple[str, str]]:
             with contextlib.suppress(OSError):
                 os.unlink(name, dir_fd=spool_fd)
         elif name.endswith(".req"):
-            done.append((name, handle_request(cache, spool_fd, name)))
+            may = len(done) < compiles_left
+            done.append((name, handle_request(cache, spool_fd, name, cancel, may)))
     return done
 
 
@@ -313,7 +334,8 @@ class SpoolWatcher:
 
     def _loop(self) -> None:
         while not self.stop.is_set():
-            self.log += serve_spool(self.cache, self.fd)
+            left = MAX_COMPILES - len(self.log)
+            self.log += serve_spool(self.cache, self.fd, self.stop, left)
             self.stop.wait(POLL_SECONDS)
 
     def __enter__(self) -> SpoolWatcher:
