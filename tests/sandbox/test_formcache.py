@@ -264,3 +264,21 @@ def test_a_run_gets_a_bounded_number_of_compiles(tmp_path: Path, spool: int, com
     assert compiled == []
     _put(spool, f"{key}.req", _request())
     assert serve_spool(cache, spool, compiles_left=1) == [(f"{key}.req", "ok")]
+
+
+def test_the_site_hook_loads_only_with_ffcx_and_patches_its_jit(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; print('_scigate_formhook' in sys.modules, 'importlib.abc' in sys.modules)\n"
+        "import ffcx.codegeneration.jit as jit\n"
+        "print('_scigate_formhook' in sys.modules, getattr(jit, '_scigate_formhook', False))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(_formcache.SITE_DIR)}
+    env["SCIGATE_FORMCACHE"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "False", "True", "True"], out.stderr[-1000:]
+    env.pop("SCIGATE_FORMCACHE")  # no shared cache: FFCx is left alone
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "False", "False", "False"], out.stderr[-1000:]

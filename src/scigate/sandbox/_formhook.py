@@ -28,8 +28,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import importlib.abc
-import importlib.metadata
 import json
 import os
 import re
@@ -59,6 +57,8 @@ STATS = {"hits": 0, "compiled": 0, "private": 0}  # what this process did (tests
 @functools.cache
 def versions_tag() -> str:
     """The software a compiled module depends on, as one string (part of every key)."""
+    import importlib.metadata
+
     parts = [VERSION, f"soabi={sysconfig.get_config_var('SOABI')}"]
     for dist in ("fenics-ffcx", "fenics-dolfinx", "cffi"):
         try:
@@ -247,26 +247,25 @@ def _patch(jit: object) -> None:
     jit._scigate_formhook = True  # type: ignore[attr-defined]
 
 
-class _PatchOnImport(importlib.abc.MetaPathFinder):
-    """Patches `ffcx.codegeneration.jit` right after it is first imported."""
+class _PatchOnImport:
+    """A meta path finder that patches `ffcx.codegeneration.jit` right after it is
+    first imported (duck-typed: importlib.abc costs 0.1 s at start-up)."""
 
     NAME = "ffcx.codegeneration.jit"
 
     def find_spec(self, fullname, path, target=None):
         if fullname != self.NAME:
             return None
-        sys.meta_path.remove(self)
-        try:
-            import importlib.util
+        if self in sys.meta_path:  # the module is imported once: no longer needed
+            sys.meta_path.remove(self)
+        import importlib.util
 
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            sys.meta_path.insert(0, self)
+        spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
 
-        class Loader(importlib.abc.Loader):
+        class Loader:
             def create_module(self, spec):
                 return loader.create_module(spec)
 
