@@ -17,7 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from scigate.sandbox import _formcache, _isolation, default_cache_dir, fresh_workspace, run_python
+from scigate.sandbox import (
+    _formcache,
+    _isolation,
+    arun_python,
+    default_cache_dir,
+    fresh_workspace,
+    run_python,
+)
 
 ISOLATED = _isolation.bwrap_status()[0] is not None
 pytestmark = [
@@ -117,6 +124,18 @@ def test_a_later_run_loads_what_a_trusted_step_compiled_for_an_earlier_one(prelo
     second = _run(VICTIM, preload)  # another workspace: gate 1b after gate 1
     assert second[0] == "9.000000"
     assert _stats(second[1]) == {"hits": _stats(first[1])["compiled"], "compiled": 0, "private": 0}
+
+
+async def test_an_agent_run_loads_what_gate_1_compiled() -> None:
+    """Gate 3's solver runs (`arun_python` in a workspace of its own) find the forms a
+    gate-1 run of the same code had compiled."""
+    first = _run(VICTIM, PRELOAD)
+    ws = fresh_workspace(parent=default_cache_dir().parent)
+    result = await arun_python(VICTIM, workspace=ws, preload=PRELOAD)
+    assert result.ok, result.stderr[-2000:]
+    out = result.stdout.splitlines()
+    assert out[0] == "9.000000"
+    assert _stats(out[1]) == {"hits": _stats(first[1])["compiled"], "compiled": 0, "private": 0}
 
 
 @pytest.mark.parametrize("bind", ["--ro-bind", "--bind"], ids=["read-only", "control"])
