@@ -242,7 +242,9 @@ def handle_request(
     key = name[: -len(".req")]
     try:
         raw = read_bytes(spool_fd, name, limit=MAX_REQUEST, what="form request")
-    except (UnsafeWorkspaceFile, FileNotFoundError) as exc:
+    except FileNotFoundError:  # taken meanwhile (another watcher of the same spool)
+        return "gone"
+    except UnsafeWorkspaceFile as exc:
         why = f"refused: {exc}"
     else:
         why = _serve(cache, key, raw, cancel, may_compile)
