@@ -16,7 +16,10 @@ captured output. The environment is built from an allow-list, output is redacted
 the caller's credential values, HOME lives in the workspace. The shared FFCx JIT cache
 is read-only inside runs and filled only by trusted processes (`trusted_jit_env()`);
 each workspace compiles into its own cache, with links to the shared modules
-(`_jitcache`). Supervisors and warm servers are
+(`_jitcache`). Compiled FFCx forms are shared through a read-only cache keyed by the
+hash of their C text, filled only by a trusted compile the run asks for through a spool
+in its workspace (`_formhook` in the run, `_formcache` on the host). Supervisors and
+warm servers are
 non-dumpable. `protections()` says which of these are active.
 
 `run_python(..., preload=(modules...))` forks the run from a warm server that imported

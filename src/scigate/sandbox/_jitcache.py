@@ -10,6 +10,7 @@ and benchmarks' warm-ups. A run compiles into a private cache in its workspace
 agent episode), where `link_trusted` first puts a symlink to every complete module of
 the shared cache, so forms compiled by trusted processes are found without compiling.
 A run can replace those links in its own workspace, never the modules behind them.
+Forms no trusted process compiled beforehand are shared through `_formcache` instead.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from scigate._secrets import redact
 from scigate.errors import BadInput
-from scigate.sandbox import _explain
+from scigate.sandbox import _explain, _formcache
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
@@ -204,6 +204,7 @@ def prepare(
     cache_dir: Path | None,
     *,
     warm: bool = False,
+    forms: bool = True,
 ) -> tuple[Path, Limits, dict[str, str], list[str] | None, int | None]:
     """Check and set up a run: (workspace, limits, environment, isolation prefix or None,
     the workspace's descriptor that the prefix binds or None).
@@ -211,6 +212,8 @@ def prepare(
     Under isolation the environment names the workspace as the run sees it
     (`/sandbox/workspace`) and the prefix binds it by descriptor, which the caller
     passes to bwrap and closes; with `warm` neither is made (the server has its own).
+    With `forms` the run's FFCx JIT takes compiled modules from the shared forms cache
+    (`_formcache`; the caller serves the run's spool with `forms_watcher`).
     Raises `IsolationUnavailable` when isolation is missing and not waived.
     """
     ws = _workspace(workspace)
@@ -240,6 +243,10 @@ def prepare(
     inside = WORKSPACE if prefix is not None else None
     child_env = sandbox_env(os.environ, workspace=ws, extra=env, inside=inside)
     child_env[TRUSTED_ENV] = str(trusted_dir(cache) / JIT_SUBDIR)
+    if forms and _formcache.enabled():  # compiled forms from the shared cache (_formhook)
+        child_env.update(
+            _formcache.run_env(cache, inside or str(ws), child_env.get("PYTHONPATH", ""))
+        )
     if inside is not None:
         child_env = {k: inside_path(v, ws) for k, v in child_env.items()}
     return ws, limits, child_env, prefix, ws_fd
@@ -275,10 +282,45 @@ def execute(
     stdin: str | None = None,
     cache_dir: Path | None = None,
     cancel: threading.Event | None = None,
+    forms: bool = True,
 ) -> SandboxResult:
-    """The body of `run`; `cancel` (set from another thread) stops the run early."""
+    """The body of `run`; `cancel` (set from another thread) stops the run early;
+    `forms=False` keeps the run away from the shared compiled-forms cache."""
     argv = _argv(command)
-    ws, limits, child_env, prefix, ws_fd = prepare(workspace, limits, env, cache_dir)
+    ws, limits, child_env, prefix, ws_fd = prepare(workspace, limits, env, cache_dir, forms=forms)
+    try:
+        watcher = forms_watcher(ws, cache_dir, child_env)
+    except BaseException:
+        if ws_fd is not None:
+            os.close(ws_fd)
+        raise
+    with watcher:
+        return _execute(argv, ws, limits, child_env, prefix, ws_fd, stdin, cancel)
+
+
+def forms_watcher(
+    ws: Path, cache_dir: Path | None, child_env: Mapping[str, str]
+) -> contextlib.AbstractContextManager:
+    """The server of a run's compiled-form requests while it lasts (`_formcache`), or
+    nothing when the run does not use the shared forms cache."""
+    if _formcache.SPOOL_ENV not in child_env:
+        return contextlib.nullcontext()
+    try:
+        return _formcache.SpoolWatcher(ws, shared_cache(cache_dir))
+    except OSError as exc:
+        raise BadInput(f"cannot prepare the run's form spool: {exc}") from exc
+
+
+def _execute(
+    argv: list[str],
+    ws: Path,
+    limits: Limits,
+    child_env: dict[str, str],
+    prefix: list[str] | None,
+    ws_fd: int | None,
+    stdin: str | None,
+    cancel: threading.Event | None,
+) -> SandboxResult:
     isolated = prefix is not None
     group = RunLimits.open(limits)
     config = {

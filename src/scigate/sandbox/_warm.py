@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -44,6 +44,7 @@ from scigate.sandbox._runner import (
     TERM_SECONDS,
     build_result,
     execute,
+    forms_watcher,
     inside_path,
     prepare,
     pump,
@@ -460,6 +461,29 @@ def execute_warm(
         server = pool.acquire(cancel)
     except WarmUnavailable:
         return cold()
+    try:  # the run's spool of compiled-form requests (_formcache), in its workspace
+        watcher = forms_watcher(ws, cache_dir, child_env)
+    except BaseException:
+        pool.release(server, healthy=True)
+        raise
+    with watcher:
+        return _run_warm(argv, script, ws, limits, child_env, prefix, pool, server, cancel, cold)
+
+
+def _run_warm(
+    argv: list[str],
+    script: Path,
+    ws: Path,
+    limits: Limits,
+    child_env: dict[str, str],
+    prefix: list[str] | None,
+    pool: WarmPool,
+    server: WarmServer,
+    cancel: threading.Event | None,
+    cold: Callable[[], SandboxResult],
+) -> SandboxResult:
+    """The body of `execute_warm` once a server is acquired."""
+    isolated = prefix is not None
     if isolated:
         try:
             move_entries(ws, server.slot)

@@ -44,6 +44,11 @@ _spec = importlib.util.spec_from_file_location("_scigate_pristine", _here / "_pr
 assert _spec is not None and _spec.loader is not None
 pristine = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(pristine)
+_spec = importlib.util.spec_from_file_location("_scigate_formhook", _here / "_formhook.py")
+assert _spec is not None and _spec.loader is not None
+formhook = importlib.util.module_from_spec(_spec)
+sys.modules["_scigate_formhook"] = formhook  # what a run's sitecustomize would load
+_spec.loader.exec_module(formhook)
 
 MAX_MESSAGE = 1 << 24
 CANCEL = b"C"
@@ -75,6 +80,7 @@ def _refresh_import_time_settings() -> None:
     shared = os.environ.get("SCIGATE_TRUSTED_JIT")
     if ffcx_jit is not None and shared:
         _look_in_shared_first(ffcx_jit, shared)
+    formhook.install()  # compiled forms from the shared forms cache, when the run has one
 
 
 def _look_in_shared_first(ffcx_jit: object, shared: str) -> None:
@@ -302,6 +308,8 @@ def main() -> None:
     except BaseException as exc:
         server.send({"ready": False, "error": f"import {name} failed: {type(exc).__name__}: {exc}"})
         return
+    with contextlib.suppress(Exception):
+        formhook.versions_tag()  # once here, not in every run
     # the preloaded objects move to the permanent generation: a run's collections skip
     # them (tens of ms with dolfinx) and do not touch, so do not copy, their pages
     gc.collect()

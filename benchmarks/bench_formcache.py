@@ -1,0 +1,161 @@
+"""Gate 1 + gate 1b on model-written candidates, with and without the shared
+compiled-form cache (`scigate.sandbox._formcache`), against the naive loop.
+
+Candidates: the domain's item 0023 and its seed candidates, all written by a model or
+by hand, none from the template families, so none of their forms is compiled before
+a pass (every pass starts from an empty forms cache and fresh workspaces).
+Passes, interleaved (the order rotates every repeat) and repeated (default 3):
+  - naive, sequential: a fresh `python solution.py` per candidate, no sandbox, each with
+    an empty FFCx cache of its own (a new candidate's forms are compiled);
+  - naive, same worker count: the same, one process per core at a time;
+  - gate 1 + 1b, shared forms: `averify` then `ainvariance` (reorder and dependence
+    checks) as `gate run` does, one candidate per core, forked from warm servers, the
+    trusted compile step filling the shared cache that gate 1b then loads from;
+  - gate 1 + 1b, private forms (`SCIGATE_FORMCACHE_BYTES=0`, the layout before the
+    shared cache): every sandboxed run compiles its forms into its own cache.
+Reports median and min over the repeats of each pass's wall clock, and of the runs'
+own seconds per candidate: gate 1 and each gate-1b run (goal: gate-1b run <= half the
+gate-1 run), and the throughput ratio against both naive loops.
+Run by hand: .venv/bin/python benchmarks/bench_formcache.py [REPEATS]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from scigate import sandbox
+from scigate.domains.fenicsx import _domain
+from scigate.gate import ainvariance, averify, copy_without_answer, load_candidate
+from scigate.sandbox import _formcache
+
+DOMAIN = Path(_domain.__file__).parent
+CANDIDATES = [DOMAIN / "examples" / "item_0023", *sorted((DOMAIN / "seeds").iterdir())]
+
+
+def naive_one(d: Path) -> float:
+    """One fresh interpreter on one candidate, with an empty FFCx cache."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = copy_without_answer(d, Path(tmp) / "c")
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")}
+        t0 = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, "solution.py"], cwd=work, capture_output=True, text=True, env=env
+        )
+        assert out.returncode == 0, out.stderr[-500:]
+        return time.perf_counter() - t0
+
+
+def naive(dirs: list[Path], workers: int) -> float:
+    """Wall seconds of the naive loop with `workers` processes at a time."""
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(naive_one, dirs))
+    return time.perf_counter() - t0
+
+
+async def gates(dirs: list[Path], workers: int) -> tuple[float, list[float], list[float]]:
+    """(wall seconds, gate-1 run seconds, gate-1b run seconds: one per check run)."""
+    sem = asyncio.Semaphore(workers)
+    g1: list[float] = []
+    g1b: list[float] = []
+
+    async def one(d: Path) -> None:
+        c = load_candidate(d)
+        async with sem:
+            v = await averify(c, timeout=300)
+            assert v.passed, (d.name, v.reason)
+            g1.append(v.seconds)
+            r = await ainvariance(c, reference=v.printed, timeout=300)
+            g1b.extend(check.seconds for check in r.checks)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(d) for d in dirs))
+    return time.perf_counter() - t0, g1, g1b
+
+
+def _fresh_forms() -> None:
+    shutil.rmtree(_formcache.forms_dir(sandbox.default_cache_dir().resolve()), ignore_errors=True)
+
+
+async def run_gates(dirs: list[Path], workers: int, shared: bool) -> tuple:
+    _fresh_forms()
+    if shared:
+        os.environ.pop(_formcache.MAX_BYTES_ENV, None)
+    else:
+        os.environ[_formcache.MAX_BYTES_ENV] = "0"
+    try:
+        return await gates(dirs, workers)
+    finally:
+        os.environ.pop(_formcache.MAX_BYTES_ENV, None)
+
+
+def _fmt(values: list[float]) -> str:
+    return f"median {statistics.median(values):6.2f}  min {min(values):6.2f}"
+
+
+async def main_async(repeats: int) -> None:
+    workers = os.cpu_count() or 1
+    dirs = CANDIDATES
+    n = len(dirs)
+    await run_gates(dirs[:workers], workers, shared=True)  # start the warm servers
+    walls: dict[str, list[float]] = {}
+    runs: dict[str, list[float]] = {}
+    modes = ["naive-seq", "naive-par", "shared", "private"]
+    for rep in range(repeats):
+        order = modes[rep % len(modes) :] + modes[: rep % len(modes)]
+        for mode in order:
+            if mode == "naive-seq":
+                wall = await asyncio.to_thread(naive, dirs, 1)
+            elif mode == "naive-par":
+                wall = await asyncio.to_thread(naive, dirs, workers)
+            else:
+                wall, g1, g1b = await run_gates(dirs, workers, shared=mode == "shared")
+                runs.setdefault(f"{mode} gate-1 run", []).append(statistics.median(g1))
+                runs.setdefault(f"{mode} gate-1b run", []).append(statistics.median(g1b))
+                runs.setdefault(f"{mode} gate-1b/gate-1", []).append(
+                    statistics.median(g1b) / statistics.median(g1)
+                )
+            walls.setdefault(mode, []).append(wall)
+            print(f"repeat {rep + 1}: {mode:10s} {wall:6.1f} s", flush=True)
+    sandbox.stop_warm_servers()
+    print(
+        f"\n{n} model-written candidates (item 0023 + seeds), {workers} workers, {repeats} repeats"
+    )
+    names = {
+        "naive-seq": "naive loop, sequential",
+        "naive-par": f"naive loop, {workers} processes",
+        "shared": f"gate 1 + 1b, shared forms ({workers} workers)",
+        "private": f"gate 1 + 1b, private forms ({workers} workers)",
+    }
+    for mode, label in names.items():
+        print(f"{label:44s} wall s: {_fmt(walls[mode])}")
+    print("\nper-candidate run seconds (median over candidates, then over repeats):")
+    for name, values in runs.items():
+        print(f"  {name:32s} {_fmt(values)}")
+    for mode in ("shared", "private"):
+        for base in ("naive-seq", "naive-par"):
+            ratios = [b / g for b, g in zip(walls[base], walls[mode], strict=True)]
+            print(f"throughput {mode} / {base}: {_fmt(ratios)} x")
+    ratio = runs["shared gate-1b/gate-1"]
+    print(f"gate-1b run / gate-1 run with shared forms: {_fmt(ratio)} (goal <= 0.5)")
+    print(f"network: {sandbox.protections()['network (bwrap)']}")
+
+
+def main() -> None:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    # a cache of its own: every gate pass starts from an empty forms cache
+    os.environ["SCIGATE_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-formcache-")
+    asyncio.run(main_async(repeats))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+"""The host's half of the shared compiled-form cache (`_formhook` is the sandbox's).
+
+`$SCIGATE_CACHE_DIR/forms/<key>/` holds one compiled FFCx module: `source.c` (the C
+text it was compiled from), `module.so` and `meta.json` (key, module name, flags,
+versions, the module's SHA-256). The directory is bound read-only into every run and
+written only here, by `store`, with a module that `compile_trusted` built from C text
+in a fresh sandbox of its own (no candidate-writable input but that text).
+
+During a run, `SpoolWatcher` serves the run's spool directory (in its workspace): each
+`<key>.req` is read without following links, with a size cap, as a regular file only
+(`_hostfs`); its key is computed again here from the C text, the flags (allow-listed)
+and the host's versions, and a request whose key differs from its name or its claim is
+refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes refresh
+an entry's LRU stamp. The cache is kept under `max_bytes` by evicting the entries used
+least recently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import importlib.util
+import json
+import os
+import secrets
+import shlex
+import shutil
+import sysconfig
+import tempfile
+import threading
+from pathlib import Path
+
+from scigate.sandbox import _formhook
+from scigate.sandbox._hostfs import UnsafeWorkspaceFile, read_bytes
+
+SPOOL_ENV = _formhook.SPOOL_ENV
+FORMS_SUBDIR = "forms"
+SPOOL_PARTS = (".home", ".formspool")  # the run's spool, under its workspace
+MAX_REQUEST = _formhook.MAX_SOURCE + (1 << 16)
+MAX_MODULE = 64 << 20
+DEFAULT_MAX_BYTES = 512 << 20
+MAX_BYTES_ENV = "SCIGATE_FORMCACHE_BYTES"
+COMPILE_SECONDS = 300.0
+MAX_COMPILES = 64  # trusted compiles one run may ask for (more are refused)
+POLL_SECONDS = 0.01
+
+_inflight: dict[str, threading.Lock] = {}
+_inflight_lock = threading.Lock()
+
+
+def forms_dir(cache_dir: Path) -> Path:
+    """The shared compiled-forms directory under the shared `cache_dir`."""
+    return cache_dir / FORMS_SUBDIR
+
+
+def max_bytes() -> int:
+    """The cache's size bound: `$SCIGATE_FORMCACHE_BYTES`, else 512 MiB; 0 turns the
+    shared cache off (every run compiles privately)."""
+    raw = os.environ.get(MAX_BYTES_ENV, "")
+    return int(raw) if raw.isdigit() else DEFAULT_MAX_BYTES
+
+
+def _include_dirs() -> list[str]:
+    """Python's and FFCx's header directories, found without importing FFCx."""
+    spec = importlib.util.find_spec("ffcx")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("FFCx is not installed")
+    return [
+        sysconfig.get_paths()["include"],
+        os.path.join(os.path.dirname(spec.origin), "codegeneration"),
+    ]
+
+
+def compile_command(flags: dict) -> list[str]:
+    """The C compiler command a trusted compile runs in its workspace (source.c ->
+    module.so): the interpreter's own compiler settings, as cffi's build would use."""
+    cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    cflags = shlex.split(sysconfig.get_config_var("CFLAGS") or "")
+    ccshared = shlex.split(sysconfig.get_config_var("CCSHARED") or "-fPIC")
+    debug = ["-g"] if flags["debug"] else []
+    includes = [f"-I{d}" for d in _include_dirs()]
+    libs = [f"-l{lib}" for lib in flags["libraries"]]
+    return [
+        *cc,
+        *cflags,
+        *ccshared,
+        "-std=c17",
+        *flags["extra_compile_args"],
+        *debug,
+        *includes,
+        "-shared",
+        "source.c",
+        "-o",
+        _formhook.SO_NAME,
+        *libs,
+    ]
+
+
+def compile_trusted(c_text: bytes, flags: dict, cancel: threading.Event | None = None) -> bytes:
+    """Compile `c_text` with `flags` in a fresh sandbox whose workspace holds only that
+    text; the module's bytes. RuntimeError when the compiler fails; `cancel` (the
+    asking run ended) stops the compile."""
+    from scigate.sandbox._models import Limits
+    from scigate.sandbox._runner import execute
+
+    if not _formhook.flags_allowed(flags):
+        raise RuntimeError("compile flags outside the allow-list")
+    work = Path(tempfile.mkdtemp(prefix=f"scigate-ws-{os.getpid()}-formcc-"))
+    try:
+        fd = os.open(work / "source.c", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)
+        with os.fdopen(fd, "wb") as f:
+            f.write(c_text)
+        result = execute(
+            compile_command(flags),
+            workspace=work,
+            limits=Limits(wall_seconds=COMPILE_SECONDS, cpu_seconds=COMPILE_SECONDS),
+            forms=False,
+            cancel=cancel,
+        )
+        if not result.ok:
+            raise RuntimeError(f"the C compiler failed: {result.reason}")
+        return read_bytes(work, _formhook.SO_NAME, limit=MAX_MODULE, what="compiled module")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+class FormCache:
+    """The shared compiled-forms directory, as the host reads and writes it."""
+
+    def __init__(self, root: Path, max_bytes: int | None = None) -> None:
+        self.root = Path(root)
+        self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+
+    @contextlib.contextmanager
+    def _locked(self):
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def valid(self, key: str, module_name: str, c_text: bytes) -> bool:
+        """True when the entry of `key` is intact and compiled from exactly `c_text`."""
+        entry = str(self.root / key)
+        return _formhook.entry_module(entry, key, module_name, c_text) is not None
+
+    def store(self, key: str, module_name: str, flags: dict, c_text: bytes, module: bytes) -> None:
+        """Add an entry (atomically: written aside, then renamed into place; an intact
+        entry already there is kept, a broken one replaced), then evict down to size."""
+        meta = {
+            "key": key,
+            "module_name": module_name,
+            "flags": flags,
+            "versions": _formhook.versions_tag(),
+            "so_sha256": hashlib.sha256(module).hexdigest(),
+            "source_bytes": len(c_text),
+        }
+        with self._locked():
+            if self.valid(key, module_name, c_text):
+                return
+            tmp = self.root / f".tmp-{secrets.token_hex(8)}"
+            tmp.mkdir()
+            (tmp / "source.c").write_bytes(c_text)
+            (tmp / _formhook.SO_NAME).write_bytes(module)
+            (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+            for path in tmp.iterdir():
+                path.chmod(0o444)
+            dest = self.root / key
+            if dest.exists() or dest.is_symlink():
+                self._remove(dest)
+            os.rename(tmp, dest)
+            self._evict()
+
+    def touch(self, key: str) -> None:
+        """Refresh the LRU stamp of `key`'s entry (its directory's mtime)."""
+        if _formhook.KEY.fullmatch(key):
+            with contextlib.suppress(OSError):
+                os.utime(self.root / key, follow_symlinks=False)
+
+    def entries(self) -> list[tuple[float, int, Path]]:
+        """(last use, bytes, path) of every entry."""
+        found = []
+        with contextlib.suppress(FileNotFoundError):
+            for entry in os.scandir(self.root):
+                if not _formhook.KEY.fullmatch(entry.name):
+                    continue
+                size = 0
+                with contextlib.suppress(OSError):
+                    size = sum(f.stat(follow_symlinks=False).st_size for f in os.scandir(entry))
+                found.append((entry.stat(follow_symlinks=False).st_mtime, size, Path(entry.path)))
+        return found
+
+    def _evict(self) -> None:
+        entries = sorted(self.entries())
+        total = sum(size for _, size, _ in entries)
+        for _, size, path in entries:
+            if total <= self.max_bytes:
+                break
+            self._remove(path)
+            total -= size
+
+    def _remove(self, path: Path) -> None:
+        """Move an entry aside, then delete it (a run reading it keeps its open files)."""
+        aside = self.root / f".old-{secrets.token_hex(8)}"
+        try:
+            os.rename(path, aside)
+        except OSError:
+            return
+        for sub in (aside, *aside.iterdir()) if aside.is_dir() else ():
+            with contextlib.suppress(OSError):
+                sub.chmod(0o755 if sub.is_dir() else 0o644)
+        shutil.rmtree(aside, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            aside.unlink()
+
+
+def _respond(spool_fd: int, key: str, verdict: str, why: str = "") -> None:
+    """Write `<key>.ok` or `<key>.refused` into the spool, never through a link."""
+    name = f"{key}.{verdict}"
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+        os.unlink(name, dir_fd=spool_fd)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with contextlib.suppress(OSError):
+        fd = os.open(name, flags, 0o644, dir_fd=spool_fd)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(why)
+
+
+def handle_request(
+    cache: FormCache,
+    spool_fd: int,
+    name: str,
+    cancel: threading.Event | None = None,
+    may_compile: bool = True,
+) -> str:
+    """Serve one `<key>.req` of the spool: 'ok' (the entry is there), else why it was
+    refused. The request is removed either way. Without `may_compile` only an entry
+    already there is served."""
+    key = name[: -len(".req")]
+    try:
+        raw = read_bytes(spool_fd, name, limit=MAX_REQUEST, what="form request")
+    except FileNotFoundError:  # taken meanwhile (another watcher of the same spool)
+        return "gone"
+    except UnsafeWorkspaceFile as exc:
+        why = f"refused: {exc}"
+    else:
+        why = _serve(cache, key, raw, cancel, may_compile)
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=spool_fd)
+    if why == "ok":
+        _respond(spool_fd, key, "ok")
+    elif _formhook.KEY.fullmatch(key):
+        _respond(spool_fd, key, "refused", why)
+    return why
+
+
+def _serve(
+    cache: FormCache, key: str, raw: bytes, cancel: threading.Event | None, may_compile: bool
+) -> str:
+    try:
+        request = json.loads(raw)
+        module_name, flags = request["module_name"], request["flags"]
+        c_text = request["c"].encode()
+        claimed = request["key"]
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeError):
+        return "refused: not a form request"
+    if not isinstance(module_name, str) or not _formhook.MODULE_NAME.fullmatch(module_name):
+        return "refused: not an FFCx module name"
+    if not isinstance(flags, dict) or not _formhook.flags_allowed(flags):
+        return "refused: compile flags outside the allow-list"
+    if f"PyInit_{module_name}(".encode() not in c_text:
+        return "refused: the C text is not that module"
+    actual = _formhook.form_key(c_text, module_name, flags)
+    if actual != key or actual != claimed:
+        return "refused: the key is not the hash of the request"
+    with _inflight_lock:
+        lock = _inflight.setdefault(key, threading.Lock())
+    with lock:
+        if cache.valid(key, module_name, c_text):
+            cache.touch(key)
+            return "ok"
+        if not may_compile:
+            return f"refused: more than {MAX_COMPILES} compiles in one run"
+        try:
+            module = compile_trusted(c_text, flags, cancel)
+        except (RuntimeError, OSError, UnsafeWorkspaceFile) as exc:
+            return f"refused: {exc}"
+        cache.store(key, module_name, flags, c_text, module)
+    return "ok"
+
+
+def serve_spool(
+    cache: FormCache,
+    spool_fd: int,
+    cancel: threading.Event | None = None,
+    compiles_left: int = MAX_COMPILES,
+) -> list[tuple[str, str]]:
+    """Serve every request and hit note now in the spool; (name, outcome) of each.
+    At most `compiles_left` requests are compiled; `cancel` stops a compile."""
+    done: list[tuple[str, str]] = []
+    try:
+        names = os.listdir(spool_fd)
+    except OSError:
+        return done
+    for name in names:
+        if name.endswith(".hit"):
+            cache.touch(name[: -len(".hit")])
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=spool_fd)
+        elif name.endswith(".req"):
+            may = len(done) < compiles_left
+            done.append((name, handle_request(cache, spool_fd, name, cancel, may)))
+    return done
+
+
+class SpoolWatcher:
+    """Serves one run's spool from a thread while the run lasts (a context manager).
+
+    The spool directory is made (a real directory: whatever the workspace held under
+    that name is replaced) and opened before the run starts; the watcher reads it
+    through that descriptor only, so a run that renames or replaces it loses its own
+    answers and nothing else."""
+
+    def __init__(self, workspace: Path, cache_dir: Path) -> None:
+        from scigate.sandbox._workspace import real_dirs
+
+        self.cache = FormCache(forms_dir(cache_dir), max_bytes())
+        self.cache.root.mkdir(parents=True, exist_ok=True)
+        self.fd = real_dirs(workspace, *SPOOL_PARTS)
+        self.stop = threading.Event()
+        self.log: list[tuple[str, str]] = []
+        self.thread = threading.Thread(target=self._loop, name="scigate-formspool", daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            left = MAX_COMPILES - len(self.log)
+            self.log += serve_spool(self.cache, self.fd, self.stop, left)
+            self.stop.wait(POLL_SECONDS)
+
+    def __enter__(self) -> SpoolWatcher:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        with contextlib.suppress(OSError):  # hit notes of the run's last moments
+            for name in os.listdir(self.fd):
+                if name.endswith(".hit"):
+                    self.cache.touch(name[: -len(".hit")])
+        os.close(self.fd)
+
+
+SITE_DIR = Path(__file__).with_name("_formsite")  # its sitecustomize installs the hook
+
+
+def enabled() -> bool:
+    """Whether runs share compiled forms (`$SCIGATE_FORMCACHE_BYTES` is not 0)."""
+    return max_bytes() > 0
+
+
+def run_env(cache_dir: Path, inside_workspace: str, pythonpath: str = "") -> dict[str, str]:
+    """The variables that point a run's hook at the shared cache and its spool, and
+    its interpreters at the `sitecustomize` that installs the hook."""
+    return {
+        _formhook.CACHE_ENV: str(forms_dir(cache_dir)),
+        _formhook.SPOOL_ENV: str(Path(inside_workspace, *SPOOL_PARTS)),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(SITE_DIR), pythonpath) if p),
+    }

@@ -1,0 +1,290 @@
+"""The in-sandbox half of the shared compiled-form cache (`_formcache` is the host's).
+
+Installed in a sandboxed interpreter (the warm server's per-run child; a cold run's
+interpreter through `_formsite/sitecustomize.py`), it replaces the C compile step of
+FFCx's JIT: where FFCx would hand its generated C module to the C compiler, the hook
+computes the module's key (`form_key`: the hash of that exact C text, the compile
+flags and the FFCx/DOLFINx/cffi/Python versions) and
+
+  (comments removed, `canonical_c`: the text the trusted compile gets)
+- loads the module from the shared cache's entry for that key (a read-only bind)
+  when the entry is there and intact (its `source.c` is byte for byte the C text this
+  run generated and its module's SHA-256 is the one its `meta.json` records);
+- else writes `<key>.req` (the C text, the flags, the module name) into the run's
+  spool directory and waits for the host's answer (`<key>.ok` / `<key>.refused`):
+  a trusted process recomputes the key, compiles the C text in a sandbox of its own
+  and stores the module under that key (`_formcache.serve_spool`);
+- else (no cache configured, flags outside the allow-list, a refusal, a timeout)
+  compiles privately into the run's own JIT cache, as FFCx does without the hook.
+
+The key is always computed here from what this run generated, so a candidate can
+neither choose what another loads nor load a module compiled from different C text.
+Standard library only (plus cffi/ffcx, already imported when the hook runs): the
+scigate package is not visible inside a sandbox, only this directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import re
+import sys
+import sysconfig
+import time
+
+CACHE_ENV = "SCIGATE_FORMCACHE"  # the shared forms dir (read-only inside runs)
+SPOOL_ENV = "SCIGATE_FORM_SPOOL"  # the run's spool dir (in its workspace)
+WAIT_ENV = "SCIGATE_FORM_WAIT"  # seconds to wait for the host's answer
+DEFAULT_WAIT = 180.0
+VERSION = "scigate-formcache-v1"
+MODULE_NAME = re.compile(r"libffcx_(forms|expressions)_[0-9a-f]{8,128}")
+KEY = re.compile(r"[0-9a-f]{64}")
+MAX_SOURCE = 16 << 20  # bytes of C text a request may carry
+# compile arguments a trusted compile accepts (DOLFINx's defaults and common tuning);
+# anything else (-include, -fplugin, -B, -specs, ...) compiles privately
+ALLOWED_ARG = re.compile(
+    r"-(O[0-3sgz]?|Ofast|g[0-3]?|std=(c|gnu)(99|11|17|18|2x|23)|march=native|mtune=native"
+    r"|ffast-math|fno-math-errno|funroll-loops|fno-strict-aliasing|fPIC|Wall|Wextra"
+    r"|Wno-[a-z0-9-]+|DNDEBUG)"
+)
+SO_NAME = "module.so"
+STATS = {"hits": 0, "compiled": 0, "private": 0}  # what this process did (tests read it)
+
+
+@functools.cache
+def versions_tag() -> str:
+    """The software a compiled module depends on, as one string (part of every key)."""
+    import importlib.metadata
+
+    parts = [VERSION, f"soabi={sysconfig.get_config_var('SOABI')}"]
+    for dist in ("fenics-ffcx", "fenics-dolfinx", "cffi"):
+        try:
+            parts.append(f"{dist}={importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            parts.append(f"{dist}=none")
+    return ";".join(parts)
+
+
+def canonical_flags(extra_compile_args: object, libraries: object, debug: object) -> dict:
+    """The compile settings a key covers, in one canonical form."""
+    return {
+        "extra_compile_args": [str(a) for a in (extra_compile_args or [])],
+        "libraries": [str(a) for a in (libraries or [])],
+        "debug": bool(debug),
+    }
+
+
+def flags_allowed(flags: dict) -> bool:
+    """True when a trusted compile may use these settings (allow-listed arguments, the
+    math library only)."""
+    args = flags.get("extra_compile_args")
+    libs = flags.get("libraries")
+    return (
+        isinstance(args, list)
+        and all(isinstance(a, str) and ALLOWED_ARG.fullmatch(a) for a in args)
+        and libs in ([], ["m"])
+        and isinstance(flags.get("debug"), bool)
+        and set(flags) == {"extra_compile_args", "libraries", "debug"}
+    )
+
+
+_C_TOKENS = re.compile(
+    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//(?:\\\n|[^\n])*|/\*.*?\*/', re.S
+)
+
+
+def _keep_literal(match: re.Match[bytes]) -> bytes:
+    token = match.group(0)
+    return token if token[:1] in (b'"', b"'") else b" "
+
+
+def canonical_c(c_text: bytes) -> bytes:
+    """`c_text` with every comment replaced by one space, as the C compiler reads it
+    (string and character literals kept): FFCx writes comments in an order that
+    changes with the interpreter's hash seed, the code itself does not."""
+    return _C_TOKENS.sub(_keep_literal, c_text)
+
+
+def form_key(c_text: bytes, module_name: str, flags: dict, tag: str | None = None) -> str:
+    """The cache key of a compiled module: SHA-256 of the C text, module name, flags
+    and `versions_tag()`."""
+    h = hashlib.sha256()
+    for part in (
+        (tag or versions_tag()).encode(),
+        module_name.encode(),
+        json.dumps(flags, sort_keys=True).encode(),
+    ):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    h.update(c_text)
+    return h.hexdigest()
+
+
+def entry_module(entry_dir: str, key: str, module_name: str, c_text: bytes) -> bytes | None:
+    """The module bytes of the cache entry `entry_dir` when it is intact and is the
+    compile of exactly `c_text` under `key`; None for a missing or poisoned entry."""
+    try:
+        with open(os.path.join(entry_dir, "meta.json"), "rb") as f:
+            meta = json.loads(f.read(1 << 16))
+        with open(os.path.join(entry_dir, "source.c"), "rb") as f:
+            source = f.read(MAX_SOURCE + 1)
+        with open(os.path.join(entry_dir, SO_NAME), "rb") as f:
+            module = f.read(256 << 20)
+    except (OSError, ValueError):
+        return None
+    if (
+        not isinstance(meta, dict)
+        or meta.get("key") != key
+        or meta.get("module_name") != module_name
+        or source != c_text
+        or hashlib.sha256(module).hexdigest() != meta.get("so_sha256")
+    ):
+        return None
+    return module
+
+
+def _write_new(directory: str, name: str, data: bytes) -> None:
+    """Write `name` in `directory` through a temporary name and a rename."""
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, os.path.join(directory, name))
+
+
+def _ask_host(spool: str, key: str, module_name: str, flags: dict, c_text: bytes) -> bool:
+    """Submit the C text to the host and wait for its answer; True when compiled."""
+    wait = float(os.environ.get(WAIT_ENV) or DEFAULT_WAIT)
+    request = json.dumps(
+        {"key": key, "module_name": module_name, "flags": flags, "c": c_text.decode()}
+    ).encode()
+    ok, refused = os.path.join(spool, key + ".ok"), os.path.join(spool, key + ".refused")
+    try:
+        _write_new(spool, key + ".req", request)
+    except OSError:
+        return False
+    deadline = time.monotonic() + wait
+    delay = 0.005
+    while time.monotonic() < deadline:
+        if os.path.exists(ok):
+            return True
+        if os.path.exists(refused):
+            return False
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.05)
+    return False
+
+
+def _note_hit(spool: str | None, key: str) -> None:
+    """Tell the host an entry was used (its LRU stamp); harmless if a run lies."""
+    if spool:
+        with contextlib.suppress(OSError):
+            _write_new(spool, key + ".hit", b"")
+
+
+def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
+    """`cffi.FFI.compile` for FFCx's JIT: the module from the shared cache when it can
+    be, else the original private compile. Returns the module's path, as cffi does."""
+    cache, spool = os.environ.get(CACHE_ENV), os.environ.get(SPOOL_ENV)
+    module_name, _, _, kwds = ffi._assigned_source  # type: ignore[attr-defined]
+    flags = canonical_flags(kwds.get("extra_compile_args"), kwds.get("libraries"), debug)
+    include_ok = _include_ok(kwds.get("include_dirs"))
+    if not cache or not MODULE_NAME.fullmatch(module_name) or not include_ok:
+        STATS["private"] += 1
+        return original()
+    if not flags_allowed(flags) or set(kwds) - {"extra_compile_args", "libraries", "include_dirs"}:
+        STATS["private"] += 1
+        return original()
+    c_file = os.path.join(tmpdir, module_name + ".c")
+    ffi.emit_c_code(c_file)  # type: ignore[attr-defined]
+    with open(c_file, "rb") as f:
+        c_text = canonical_c(f.read())
+    key = form_key(c_text, module_name, flags)
+    entry = os.path.join(cache, key)
+    module = entry_module(entry, key, module_name, c_text)
+    if module is not None:
+        STATS["hits"] += 1
+        _note_hit(spool, key)
+    elif spool and len(c_text) <= MAX_SOURCE and _ask_host(spool, key, module_name, flags, c_text):
+        module = entry_module(entry, key, module_name, c_text)
+        STATS["compiled"] += module is not None
+    if module is None:
+        STATS["private"] += 1
+        return original()
+    target = os.path.join(tmpdir, module_name + sysconfig.get_config_var("EXT_SUFFIX"))
+    _write_new(tmpdir, os.path.basename(target), module)
+    return target
+
+
+def _include_ok(include_dirs: object) -> bool:
+    import ffcx.codegeneration
+
+    return include_dirs == [ffcx.codegeneration.get_include_path()]
+
+
+def _patch(jit: object) -> None:
+    """Give FFCx's JIT module an FFI whose `compile` goes through `shared_compile`."""
+    import types
+
+    import cffi
+
+    if getattr(jit, "_scigate_formhook", False):
+        return
+
+    class FFI(cffi.FFI):
+        def compile(self, tmpdir=".", verbose=0, target=None, debug=None):
+            def original():
+                return cffi.FFI.compile(self, tmpdir, verbose, target, debug)
+
+            if target is not None:
+                return original()
+            return shared_compile(self, str(tmpdir), debug, original)
+
+    jit.cffi = types.SimpleNamespace(FFI=FFI)  # type: ignore[attr-defined]
+    jit._scigate_formhook = True  # type: ignore[attr-defined]
+
+
+class _PatchOnImport:
+    """A meta path finder that patches `ffcx.codegeneration.jit` right after it is
+    first imported (duck-typed: importlib.abc costs 0.1 s at start-up)."""
+
+    NAME = "ffcx.codegeneration.jit"
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.NAME:
+            return None
+        if self in sys.meta_path:  # the module is imported once: no longer needed
+            sys.meta_path.remove(self)
+        import importlib.util
+
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+
+        class Loader:
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                _patch(module)
+
+        spec.loader = Loader()
+        return spec
+
+
+def install() -> bool:
+    """Install the hook in this interpreter when the run has a shared forms cache
+    (`SCIGATE_FORMCACHE`); True when installed."""
+    if not os.environ.get(CACHE_ENV):
+        return False
+    jit = sys.modules.get("ffcx.codegeneration.jit")
+    if jit is not None:
+        _patch(jit)
+    elif not any(isinstance(f, _PatchOnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PatchOnImport())
+    return True

@@ -1,0 +1,213 @@
+"""Attacks on the shared compiled-form cache, end to end under bubblewrap.
+
+The cache (`$SCIGATE_CACHE_DIR/forms`, `_formcache`) lets every run load a module that
+a trusted step compiled from the C text the run itself generated (`_formhook`). A
+candidate may try to write into it, to get its own C text stored under the key of
+another candidate's form, or a poisoned module may sit in an entry. Each attack uses a
+form whose answer doubles when its quadrature weights are doubled (9 -> 18), and each
+defence has a control showing the attack would be seen if it got through."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from scigate.sandbox import (
+    _formcache,
+    _isolation,
+    arun_python,
+    default_cache_dir,
+    fresh_workspace,
+    run_python,
+)
+
+ISOLATED = _isolation.bwrap_status()[0] is not None
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not ISOLATED, reason="bwrap cannot isolate here"),
+]
+PRELOAD = ("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix")
+MODES = pytest.mark.parametrize("preload", [PRELOAD, ()], ids=["warm", "cold"])
+
+VICTIM = textwrap.dedent(
+    """
+    import sys
+    import dolfinx_solver  # noqa: F401
+    import ufl
+    from dolfinx import fem, mesh
+    from mpi4py import MPI
+
+    msh = mesh.create_unit_square(MPI.COMM_WORLD, 4, 4)
+    c = fem.Constant(msh, 3.0)
+    print(f"{fem.assemble_scalar(fem.form(c * c * ufl.dx(domain=msh))):.6f}")
+    print(sys.modules["_scigate_formhook"].STATS)
+    """
+)
+WEIGHTS = r"(static const double weights_\w+\[\d+\] = \{)([^}]*)"
+
+
+def double_weights(c_text: bytes) -> bytes:
+    """The same C module with every quadrature weight doubled."""
+    text = c_text.decode()
+
+    def scale(m: re.Match[str]) -> str:
+        return m.group(1) + ",".join(str(2 * float(v)) for v in m.group(2).split(","))
+
+    poisoned = re.sub(WEIGHTS, scale, text)
+    assert poisoned != text
+    return poisoned.encode()
+
+
+# the attacker controls its own hook: it submits poisoned C text claiming the key of
+# the form it generated (the key a victim with the same form computes), then the same
+# text under its true hash, and compiles privately
+ATTACKER = (
+    textwrap.dedent(
+        r"""
+        import re, sys
+        import dolfinx_solver  # noqa: F401
+        import ffcx.codegeneration.jit  # loads the hook (cold runs: on this import)
+        hook = sys.modules["_scigate_formhook"]
+        real_ask = hook._ask_host
+        verdicts = []
+        pattern = re.compile(rb"(static const double weights_\w+\[\d+\] = \{)([^}]*)")
+
+        def scale(m):
+            return m.group(1) + b",".join(str(2 * float(v)).encode() for v in m.group(2).split(b","))
+
+        def evil(spool, key, module_name, flags, c_text):
+            bad = pattern.sub(scale, c_text)
+            if bad != c_text:
+                verdicts.append(("claimed", key, real_ask(spool, key, module_name, flags, bad)))
+                own = hook.form_key(bad, module_name, flags)
+                verdicts.append(("own", own, real_ask(spool, own, module_name, flags, bad)))
+            return False
+
+        hook._ask_host = evil
+        """
+    )
+    + VICTIM
+    + "print(verdicts)\n"
+)
+
+
+def _run(code: str, preload: tuple[str, ...]) -> list[str]:
+    ws = fresh_workspace(parent=default_cache_dir().parent)
+    result = run_python(code, workspace=ws, preload=preload)
+    assert result.ok, (result.reason, result.stderr[-2000:])
+    return result.stdout.splitlines()
+
+
+def _stats(line: str) -> dict:
+    return json.loads(line.replace("'", '"'))
+
+
+def _forms() -> Path:
+    return _formcache.forms_dir(default_cache_dir().resolve())
+
+
+def _entries() -> dict[str, dict]:
+    root = _forms()
+    return {p.name: json.loads((p / "meta.json").read_text()) for p in root.glob("[0-9a-f]*")}
+
+
+@MODES
+def test_a_later_run_loads_what_a_trusted_step_compiled_for_an_earlier_one(preload) -> None:
+    first = _run(VICTIM, preload)
+    assert first[0] == "9.000000"
+    assert _stats(first[1])["compiled"] >= 1 and _stats(first[1])["private"] == 0
+    second = _run(VICTIM, preload)  # another workspace: gate 1b after gate 1
+    assert second[0] == "9.000000"
+    assert _stats(second[1]) == {"hits": _stats(first[1])["compiled"], "compiled": 0, "private": 0}
+
+
+async def test_an_agent_run_loads_what_gate_1_compiled() -> None:
+    """Gate 3's solver runs (`arun_python` in a workspace of its own) find the forms a
+    gate-1 run of the same code had compiled."""
+    first = _run(VICTIM, PRELOAD)
+    ws = fresh_workspace(parent=default_cache_dir().parent)
+    result = await arun_python(VICTIM, workspace=ws, preload=PRELOAD)
+    assert result.ok, result.stderr[-2000:]
+    out = result.stdout.splitlines()
+    assert out[0] == "9.000000"
+    assert _stats(out[1]) == {"hits": _stats(first[1])["compiled"], "compiled": 0, "private": 0}
+
+
+@pytest.mark.parametrize("bind", ["--ro-bind", "--bind"], ids=["read-only", "control"])
+def test_a_run_cannot_write_into_the_forms_cache(bind, monkeypatch) -> None:
+    monkeypatch.setattr(_isolation, "CACHE_BIND", bind)
+    assert _run(VICTIM, PRELOAD)[0] == "9.000000"
+    key = next(iter(_entries()))
+    module = _forms() / key / "module.so"
+    before = module.read_bytes()
+    attack = textwrap.dedent(
+        f"""
+        import os
+        for path in ({str(module)!r}, {str(_forms() / ("0" * 64))!r}):
+            try:
+                if path.endswith(".so"):
+                    os.chmod(path, 0o644)
+                    open(path, "wb").write(b"planted")
+                else:
+                    os.mkdir(path)
+                print("planted", path)
+            except OSError as exc:
+                print("refused", path, exc.strerror)
+        """
+    )
+    out = _run(attack, PRELOAD)
+    if bind == "--ro-bind":
+        assert all(line.startswith("refused") and "Read-only" in line for line in out), out
+        assert module.read_bytes() == before
+    else:  # the control: the same attack on a writable cache plants the module
+        assert all(line.startswith("planted") for line in out), out
+        assert module.read_bytes() == b"planted"
+
+
+@MODES
+def test_c_text_submitted_under_another_key_is_never_stored_under_it(preload) -> None:
+    out = _run(ATTACKER, preload)
+    assert out[0] == "9.000000"  # it compiled its own form privately
+    verdicts = eval(out[-1])  # [(what, key, compiled), ...]
+    claimed = [(key, ok) for what, key, ok in verdicts if what == "claimed"]
+    own = [(key, ok) for what, key, ok in verdicts if what == "own"]
+    assert claimed and not any(ok for _, ok in claimed)  # refused by the host
+    assert own and all(ok for _, ok in own)  # its own hash: stored, harmless
+    stored = _entries()
+    assert not {key for key, _ in claimed} & set(stored)
+    victim = _run(VICTIM, preload)
+    assert victim[0] == "9.000000"
+    assert _stats(victim[1])["compiled"] >= 1  # nothing was there to hit
+    for key, _ in claimed:  # now stored, from the victim's own text
+        source = (_forms() / key / "source.c").read_bytes()
+        assert double_weights(source) != source and b"weights_" in source
+
+
+@pytest.mark.parametrize("consistent", [False, True], ids=["poisoned", "control"])
+def test_a_poisoned_entry_is_never_loaded(consistent) -> None:
+    assert _run(VICTIM, PRELOAD)[0] == "9.000000"
+    entries = _entries()
+    assert entries
+    for key, meta in entries.items():
+        entry = _forms() / key
+        source = (entry / "source.c").read_bytes()
+        if b"weights_" not in source:
+            continue
+        bad = _formcache.compile_trusted(double_weights(source), meta["flags"])
+        (entry / "module.so").chmod(0o644)
+        (entry / "module.so").write_bytes(bad)
+        if consistent:  # what only the trusted store could write: its record updated
+            meta["so_sha256"] = hashlib.sha256(bad).hexdigest()
+            (entry / "meta.json").chmod(0o644)
+            (entry / "meta.json").write_text(json.dumps(meta))
+    again = _run(VICTIM, PRELOAD)
+    if consistent:  # the control: an entry that checks out is loaded as it is
+        assert again[0] == "18.000000"
+    else:
+        assert again[0] == "9.000000"
+        assert _stats(again[1])["compiled"] >= 1  # compiled again by the trusted step

@@ -1,0 +1,284 @@
+"""The host's side of the shared compiled-form cache (`_formcache`) and the key and
+entry checks the sandbox's hook makes (`_formhook`): what a spool request must be for
+anything to be compiled and stored, what an entry must be for a run to load it, and the
+size bound. The trusted compile is replaced by a recorder where only the decision is
+under test; `test_attacks_formcache.py` runs the real thing end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scigate.sandbox import _formcache, _formhook
+from scigate.sandbox._formcache import FormCache, SpoolWatcher, handle_request, serve_spool
+from scigate.sandbox._formhook import canonical_c, entry_module, flags_allowed, form_key
+
+MODULE = "libffcx_forms_" + "ab" * 20
+FLAGS = {"extra_compile_args": ["-O2", "-g0"], "libraries": ["m"], "debug": False}
+C_TEXT = f"static const double w[2] = {{0.5, 0.5}};\nvoid *PyInit_{MODULE}(void) {{ return 0; }}\n"
+SO = b"\x7fELF pretend module"
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The C texts handed to the trusted compile (which returns `SO`)."""
+    calls: list[bytes] = []
+
+    def fake(c_text: bytes, flags: dict, cancel: object = None) -> bytes:
+        calls.append(c_text)
+        return SO
+
+    monkeypatch.setattr(_formcache, "compile_trusted", fake)
+    return calls
+
+
+@pytest.fixture
+def spool(tmp_path: Path) -> Iterator[int]:
+    path = tmp_path / "spool"
+    path.mkdir()
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    yield fd
+    os.close(fd)
+
+
+def _request(c_text: str = C_TEXT, key: str | None = None, module: str = MODULE) -> bytes:
+    real = form_key(c_text.encode(), module, FLAGS)
+    body = {"key": key or real, "module_name": module, "flags": FLAGS, "c": c_text}
+    return json.dumps(body).encode()
+
+
+def _put(spool: int, name: str, data: bytes) -> None:
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=spool)
+    os.write(fd, data)
+    os.close(fd)
+
+
+def test_canonical_c_drops_comments_and_keeps_literals() -> None:
+    text = b'int a; // x "y"\nchar *s = "a//b/*c*/"; /* two\nlines */ char c = \'"\';\n'
+    assert canonical_c(text) == b'int a;  \nchar *s = "a//b/*c*/";   char c = \'"\';\n'
+    # FFCx's comments change with the hash seed; the code, and so the key, does not
+    assert canonical_c(b"x = 1; // in: a, b\n") == canonical_c(b"x = 1; // in: b, a\n")
+
+
+def test_the_key_covers_text_module_flags_and_versions() -> None:
+    c = C_TEXT.encode()
+    base = form_key(c, MODULE, FLAGS)
+    assert form_key(c + b" ", MODULE, FLAGS) != base
+    assert form_key(c, MODULE.replace("ab", "cd", 1), FLAGS) != base
+    assert form_key(c, MODULE, {**FLAGS, "extra_compile_args": ["-O3"]}) != base
+    assert form_key(c, MODULE, FLAGS, tag=_formhook.versions_tag() + "x") != base
+    assert "fenics-ffcx=" in _formhook.versions_tag()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-include", "/etc/passwd"], ["-fplugin=/tmp/evil.so"], ["-B/tmp"], ["-specs=x"], ["-o", "x"]],
+)
+def test_only_allow_listed_flags_compile_trusted(args: list[str]) -> None:
+    assert flags_allowed(FLAGS)
+    assert not flags_allowed({**FLAGS, "extra_compile_args": args})
+    assert not flags_allowed({**FLAGS, "libraries": ["evil"]})
+    assert not flags_allowed({**FLAGS, "sources": ["/etc/passwd"]})
+
+
+def test_a_request_is_compiled_stored_and_loadable(tmp_path: Path, spool: int, compiled) -> None:
+    cache = FormCache(tmp_path / "forms")
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    _put(spool, f"{key}.req", _request())
+    assert handle_request(cache, spool, f"{key}.req") == "ok"
+    assert compiled == [C_TEXT.encode()]
+    assert sorted(os.listdir(spool)) == [f"{key}.ok"]
+    assert entry_module(str(cache.root / key), key, MODULE, C_TEXT.encode()) == SO
+    # entries are read-only files; a second request for the same key compiles nothing
+    assert not os.access(cache.root / key / "module.so", os.W_OK) or os.geteuid() == 0
+    _put(spool, f"{key}.req", _request())
+    assert handle_request(cache, spool, f"{key}.req") == "ok"
+    assert len(compiled) == 1
+
+
+def test_a_request_whose_key_is_not_its_hash_plants_nothing(
+    tmp_path: Path, spool: int, compiled
+) -> None:
+    cache = FormCache(tmp_path / "forms")
+    victim = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    poisoned = C_TEXT.replace("0.5, 0.5", "1.0, 1.0")
+    # named and claimed as the victim's key, carrying other C text
+    _put(spool, f"{victim}.req", _request(poisoned, key=victim))
+    assert "not the hash" in handle_request(cache, spool, f"{victim}.req")
+    # named as the victim's key, claiming its own (true) key
+    _put(spool, f"{victim}.req", _request(poisoned))
+    assert "not the hash" in handle_request(cache, spool, f"{victim}.req")
+    assert compiled == []
+    assert not (cache.root / victim).exists()
+    assert sorted(os.listdir(spool)) == [f"{victim}.refused"]
+    # under its own hash it is compiled, and the victim's key still finds nothing
+    own = form_key(poisoned.encode(), MODULE, FLAGS)
+    _put(spool, f"{own}.req", _request(poisoned))
+    assert handle_request(cache, spool, f"{own}.req") == "ok"
+    assert entry_module(str(cache.root / victim), victim, MODULE, C_TEXT.encode()) is None
+
+
+def test_requests_for_other_modules_or_flags_are_refused(
+    tmp_path: Path, spool: int, compiled
+) -> None:
+    cache = FormCache(tmp_path / "forms")
+    cases = {
+        "not an FFCx module": _request(module="os"),
+        "not that module": _request(C_TEXT.replace("PyInit_", "Init_")),
+        "allow-list": json.dumps(
+            {
+                "key": "0" * 64,
+                "module_name": MODULE,
+                "flags": {**FLAGS, "extra_compile_args": ["-fplugin=x"]},
+                "c": C_TEXT,
+            }
+        ).encode(),
+        "not a form request": b"\xff not json",
+    }
+    for why, body in cases.items():
+        key = json.loads(body)["key"] if body.startswith(b"{") else "1" * 64
+        _put(spool, f"{key}.req", body)
+        assert why in handle_request(cache, spool, f"{key}.req")
+    assert compiled == []
+
+
+def test_links_fifos_and_oversized_requests_are_refused(
+    tmp_path: Path, spool: int, compiled
+) -> None:
+    cache = FormCache(tmp_path / "forms")
+    target = tmp_path / "host-secret"
+    target.write_bytes(_request())
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    os.symlink(target, f"{key}.req", dir_fd=spool)
+    assert "symlink" in handle_request(cache, spool, f"{key}.req")
+    os.mkfifo(f"{key}.req", dir_fd=spool)
+    done = threading.Event()
+    threading.Thread(
+        target=lambda: (handle_request(cache, spool, f"{key}.req"), done.set())
+    ).start()
+    assert done.wait(10), "a FIFO in the spool blocked the host"
+    fd = os.open(f"{key}.req", os.O_WRONLY | os.O_CREAT, dir_fd=spool)
+    os.ftruncate(fd, _formcache.MAX_REQUEST + 1)
+    os.close(fd)
+    assert "limit" in handle_request(cache, spool, f"{key}.req")
+    assert compiled == []
+    assert target.read_bytes() == _request()  # never written through
+    assert not (cache.root / key).exists()
+
+
+def test_poisoned_entries_are_never_loaded(tmp_path: Path, spool: int, compiled) -> None:
+    cache = FormCache(tmp_path / "forms")
+    c = C_TEXT.encode()
+    key = form_key(c, MODULE, FLAGS)
+    cache.store(key, MODULE, FLAGS, c, SO)
+    entry = cache.root / key
+    assert entry_module(str(entry), key, MODULE, c) == SO
+    so = entry / "module.so"
+    so.chmod(0o644)
+    so.write_bytes(b"\x7fELF poisoned")  # the module swapped behind its record
+    assert entry_module(str(entry), key, MODULE, c) is None
+    # the whole entry rewritten consistently, but from other C text
+    source = entry / "source.c"
+    source.chmod(0o644)
+    source.write_bytes(c.replace(b"0.5, 0.5", b"1.0, 1.0"))
+    meta = json.loads((entry / "meta.json").read_text())
+    import hashlib
+
+    meta["so_sha256"] = hashlib.sha256(so.read_bytes()).hexdigest()
+    (entry / "meta.json").chmod(0o644)
+    (entry / "meta.json").write_text(json.dumps(meta))
+    assert entry_module(str(entry), key, MODULE, c) is None
+    assert entry_module(str(entry), "f" * 64, MODULE, source.read_bytes()) is None
+    # the host replaces a broken entry when the form is requested again
+    _put(spool, f"{key}.req", _request())
+    assert handle_request(cache, spool, f"{key}.req") == "ok"
+    assert entry_module(str(entry), key, MODULE, c) == SO
+
+
+def test_the_cache_is_bounded_least_recently_used_first(tmp_path: Path) -> None:
+    entries = []
+    for i in range(3):
+        c = C_TEXT.replace("0.5, 0.5", f"{i}.0, 0.5").encode()
+        entries.append((form_key(c, MODULE, FLAGS), c))
+    cache = FormCache(tmp_path / "forms")
+    cache.store(entries[0][0], MODULE, FLAGS, entries[0][1], SO)
+    cache.max_bytes = 2 * cache.entries()[0][1] + 100  # room for two entries
+    os.utime(cache.root / entries[0][0], (1, 1))
+    cache.store(entries[1][0], MODULE, FLAGS, entries[1][1], SO)
+    os.utime(cache.root / entries[1][0], (2, 2))
+    cache.touch(entries[0][0])  # used again: now the most recent
+    cache.store(entries[2][0], MODULE, FLAGS, entries[2][1], SO)
+    left = {p.name for _, _, p in cache.entries()}
+    assert left == {entries[0][0], entries[2][0]}
+    assert sum(size for _, size, _ in cache.entries()) <= cache.max_bytes
+
+
+def test_the_watcher_serves_a_run_and_never_follows_a_planted_spool(
+    tmp_path: Path, compiled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_formcache, "POLL_SECONDS", 0.005)
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    (ws / ".home").mkdir(parents=True)
+    outside.mkdir()
+    (ws / ".home" / ".formspool").symlink_to(outside)  # left by an earlier run
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    with SpoolWatcher(ws, tmp_path / "cache") as watcher:
+        spool = ws / ".home" / ".formspool"
+        assert spool.is_dir() and not spool.is_symlink()
+        (spool / f"{key}.req.tmp").write_bytes(_request())
+        os.replace(spool / f"{key}.req.tmp", spool / f"{key}.req")
+        for _ in range(1000):
+            if (spool / f"{key}.ok").exists():
+                break
+            threading.Event().wait(0.01)
+    assert (spool / f"{key}.ok").exists()
+    assert watcher.log == [(f"{key}.req", "ok")]
+    assert os.listdir(outside) == []
+    assert (tmp_path / "cache" / "forms" / key / "module.so").read_bytes() == SO
+
+
+def test_serve_spool_touches_entries_a_run_used(tmp_path: Path, spool: int) -> None:
+    cache = FormCache(tmp_path / "forms")
+    c = C_TEXT.encode()
+    key = form_key(c, MODULE, FLAGS)
+    cache.store(key, MODULE, FLAGS, c, SO)
+    os.utime(cache.root / key, (1, 1))
+    _put(spool, f"{key}.hit", b"")
+    assert serve_spool(cache, spool) == []
+    assert (cache.root / key).stat().st_mtime > 1
+    assert os.listdir(spool) == []
+
+
+def test_a_run_gets_a_bounded_number_of_compiles(tmp_path: Path, spool: int, compiled) -> None:
+    cache = FormCache(tmp_path / "forms")
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    _put(spool, f"{key}.req", _request())
+    assert serve_spool(cache, spool, compiles_left=0) == [
+        (f"{key}.req", f"refused: more than {_formcache.MAX_COMPILES} compiles in one run")
+    ]
+    assert compiled == []
+    _put(spool, f"{key}.req", _request())
+    assert serve_spool(cache, spool, compiles_left=1) == [(f"{key}.req", "ok")]
+
+
+def test_the_site_hook_loads_only_with_ffcx_and_patches_its_jit(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; print('_scigate_formhook' in sys.modules, 'importlib.abc' in sys.modules)\n"
+        "import ffcx.codegeneration.jit as jit\n"
+        "print('_scigate_formhook' in sys.modules, getattr(jit, '_scigate_formhook', False))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(_formcache.SITE_DIR)}
+    env["SCIGATE_FORMCACHE"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "False", "True", "True"], out.stderr[-1000:]
+    env.pop("SCIGATE_FORMCACHE")  # no shared cache: FFCx is left alone
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "False", "False", "False"], out.stderr[-1000:]
