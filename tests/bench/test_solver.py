@@ -42,7 +42,8 @@ def _solver_calls(db: Path, run_id: str) -> list[dict]:
 
 def test_solved_tasks_are_accepted_with_the_answer_and_chain(tmp_path: Path) -> None:
     db, out = tmp_path / "r.db", tmp_path / "o.jsonl"
-    report = build(_config(f"python/{SCRIPTED}:policy"), db, out)
+    # seed 9: the pools' draws include quantities the scripted policy knows how to compute
+    report = build(_config(f"python/{SCRIPTED}:policy", seed=9), db, out)
     assert report.accepted >= 1
     tasks = {t["id"]: t for t in read_tasks(out)}
     attempts = _attempts(db, report.run_id)

@@ -156,7 +156,12 @@ def task_parameters(raw: dict[str, Any], path: list[str]) -> tuple[list[Any], st
         dict.fromkeys(
             e.type
             for e in entities
-            if entity_type == "molecule name" or not fitting_types(e.type) & fits
+            # names are read from the question's own wording below (_named_molecules)
+            if (
+                e.type != "molecule name"
+                if entity_type == "molecule name"
+                else not fitting_types(e.type) & fits
+            )
         )
     )
     if others:
