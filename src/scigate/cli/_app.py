@@ -139,6 +139,9 @@ def _register() -> None:
     from scigate.cli._bench import app as bench_app
 
     app.add_typer(bench_app, name="bench", help="Benchmarks with executed gold answers.")
+    from scigate.cli._review import app as review_app
+
+    app.add_typer(review_app, name="review", help="Expert review: web app, CSV, agreement.")
 
 
 _register()
