@@ -45,7 +45,8 @@ def load_items(store: Any, bench: Path | None = None) -> list[Item]:
     runs = {r["id"]: r for r in store.runs()}
     items: list[Item] = []
     rows = store.query(
-        "SELECT s.candidate_id, s.status, s.run_id, s.family, c.question, c.meta, c.created_at"
+        "SELECT s.candidate_id, s.status, s.solve, s.run_id, s.family, c.question, c.meta,"
+        " c.created_at"
         " FROM v_candidate_status s JOIN candidates c ON c.id = s.candidate_id"
     )
     for r in rows:
@@ -61,7 +62,7 @@ def load_items(store: Any, bench: Path | None = None) -> list[Item]:
                 family=r["family"] or meta.get("family"),
                 level=None if level is None else str(level),
                 status=r["status"],
-                flagged=r["status"] == "rejected-solve",
+                flagged=r["solve"] == "fail",  # the tool agent did not solve it
                 question=r["question"],
                 created_at=r["created_at"],
             )

@@ -145,7 +145,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Content-Security-Policy", CSP)
         self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Referrer-Policy", "same-origin")  # no-referrer makes Origin "null"
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Frame-Options", "DENY")
         for k, v in (headers or {}).items():
