@@ -207,6 +207,10 @@ def test_review_in_the_browser(app: ReviewApp, gate_db, tmp_path: Path) -> None:
         width = ada.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390  # nothing wider than the phone's screen
         ada.save_screenshot(str(shots[1]))
+        panel = ada.find_element(By.ID, "review")
+        ada.execute_script("arguments[0].scrollIntoView({block: 'start'})", panel)
+        shots.append(tmp_path / "item-390-verdict.png")
+        ada.save_screenshot(str(shots[2]))
         if os.environ.get("SCIGATE_REVIEW_SHOTS"):
             dest = Path(os.environ["SCIGATE_REVIEW_SHOTS"])
             dest.mkdir(parents=True, exist_ok=True)

@@ -43,10 +43,10 @@
   const crits = Array.from(panel.querySelectorAll(".criterion"));
   let cur = 0;
 
-  function select(i) {
+  function select(i, quiet) {
     cur = Math.max(0, Math.min(crits.length - 1, i));
     crits.forEach((c, k) => c.classList.toggle("cur", k === cur));
-    crits[cur].focus({ preventScroll: false });
+    crits[cur].focus({ preventScroll: !!quiet });
   }
 
   function chosen(c) {
@@ -108,7 +108,7 @@
       }
     });
   });
-  select(0);
+  select(0, true);  // the page opens at its top
 
   document.addEventListener("keydown", (ev) => {
     if (typing(ev) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
