@@ -211,6 +211,11 @@ def test_review_in_the_browser(app: ReviewApp, gate_db, tmp_path: Path) -> None:
         ada.execute_script("arguments[0].scrollIntoView({block: 'start'})", panel)
         shots.append(tmp_path / "item-390-verdict.png")
         ada.save_screenshot(str(shots[2]))
+        ada.get(f"http://127.0.0.1:{app.port}/")
+        WebDriverWait(ada, 30).until(ec.presence_of_element_located((By.ID, "queue")))
+        assert ada.execute_script("return document.documentElement.scrollWidth") <= 390
+        shots.append(tmp_path / "queue-390.png")
+        ada.save_screenshot(str(shots[3]))
         if os.environ.get("SCIGATE_REVIEW_SHOTS"):
             dest = Path(os.environ["SCIGATE_REVIEW_SHOTS"])
             dest.mkdir(parents=True, exist_ok=True)
