@@ -309,7 +309,7 @@ def report_cmd(
     from scigate.store import Store
 
     with Store(db, create=False, readonly=True) as store:
-        funnel["review"] = review_of(store, "task")
+        funnel["review"] = review_of(store, "task", run_id=funnel["run_id"])
     if as_json:
         _echo_json(funnel)
         return

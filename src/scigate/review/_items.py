@@ -93,6 +93,32 @@ def load_items(store: Any, bench: Path | None = None) -> list[Item]:
     return items
 
 
+def item_kinds(store: Any, item_ids: list[str]) -> dict[str, str]:
+    """id -> kind for those of `item_ids` the database holds (without loading the queue)."""
+    out: dict[str, str] = {}
+    for item in dict.fromkeys(item_ids):
+        if store.query("SELECT 1 FROM candidates WHERE id = ?", (item,)):
+            out[item] = "candidate"
+            continue
+        run, sep, round_ = item.partition("#")
+        if sep and round_.isdigit():
+            found = store.query(
+                "SELECT 1 FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.kind ="
+                " 'bench-build' AND a.run_id = ? AND a.round = ?"
+                " AND json_extract(a.detail, '$.question') IS NOT NULL",
+                (run, int(round_)),
+            )
+        else:
+            found = store.query(
+                "SELECT 1 FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.kind ="
+                " 'bench-build' AND json_extract(a.detail, '$.task_id') = ?",
+                (item,),
+            )
+        if found:
+            out[item] = "task"
+    return out
+
+
 def _task_item_id(run_id: str, attempt: dict[str, Any]) -> str:
     return (attempt["detail"] or {}).get("task_id") or f"{run_id}#{attempt['round']}"
 

@@ -17,13 +17,18 @@ from scigate.review._decide import (
 from scigate.review._items import load_items
 
 
-def review_of(store: Any, kind: str, released: list[str] | None = None) -> dict[str, Any]:
-    """The review summary of the database's items of `kind` (candidate | task).
+def review_of(
+    store: Any, kind: str, released: list[str] | None = None, run_id: str | None = None
+) -> dict[str, Any]:
+    """The review summary of the database's items of `kind` (candidate | task), of one run
+    when `run_id` is given.
 
     With `released`, the summary covers those item ids and adds `status` (id -> decision)
     for each of them; otherwise the machine-accepted items and any other reviewed one.
     """
-    items = [i for i in load_items(store) if i.kind == kind]
+    items = [
+        i for i in load_items(store) if i.kind == kind and (run_id is None or i.run_id == run_id)
+    ]
     protocol = default_protocol(store, kind)
     ids = released if released is not None else summary_items(store, items, protocol)
     out = review_summary(store, ids, protocol)

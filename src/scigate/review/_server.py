@@ -27,7 +27,7 @@ from jinja2 import Environment, PackageLoader
 
 from scigate.errors import BadInput
 from scigate.review._decide import DECISIONS, ballots_by_item, decide
-from scigate.review._items import Item, item_detail, load_items
+from scigate.review._items import Item, item_detail, item_kinds, load_items
 from scigate.review._protocols import VERDICTS, Protocol
 from scigate.review._verdicts import check_name, check_verdict
 
@@ -372,11 +372,10 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(HTTPStatus.FORBIDDEN, "sign in with your name first")
         store = self.app.store()
         try:
-            items = load_items(store, self.app.bench)
             verdict = check_verdict(
                 {**body, "reviewer": reviewer},
                 protocol=self.app.protocol,
-                kinds={i.id: i.kind for i in items},
+                kinds=item_kinds(store, [str(body.get("item_id") or "").strip()]),
                 reviewers=set(store.reviewers()),
             )
             store.save_reviews([verdict.model_dump()])
