@@ -165,3 +165,21 @@ def test_concurrent_saves_over_http_all_land(server) -> None:
         assert len(store.reviews()) == 3 * len(ids) * 4
     status, _, text = _request(app, "GET", "/?decision=approved")
     assert status == 200 and f"{len(ids)} of {len(ids)} items" in text
+
+
+def test_allowed_hosts_and_the_served_url(gate_db: tuple[Path, list[str]]) -> None:
+    from scigate.review import url_of
+
+    path, _ = gate_db
+    app = ReviewApp(path, TOOLGATE, allow_hosts=("review.lab",))
+    srv = serve_in_thread(app)
+    try:
+        assert url_of(app, "127.0.0.1") == f"http://127.0.0.1:{app.port}/?token={app.token}"
+        for host, want in ((f"review.lab:{app.port}", 200), (f"localhost:{app.port}", 200)):
+            status, _, _ = _request(app, "GET", "/", headers={"Host": host})
+            assert status == want
+        status, _, _ = _request(app, "GET", "/", headers={"Host": "review.lab:1"})
+        assert status == 403
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -52,6 +52,12 @@ def serve_cmd(
     bench: Path | None = typer.Option(
         None, "--bench", help="The build's JSONL, to show options, gold answers and plans."
     ),
+    allow_host: list[str] = typer.Option(
+        [],
+        "--allow-host",
+        help="A further host name (or address) reviewers use to reach the server, e.g. "
+        "this machine's name with --host 0.0.0.0; other Host headers are refused.",
+    ),
 ) -> None:
     """Serve the review app; prints the URL (with its access token) to open."""
     from scigate.review import ReviewApp, load_items, make_server, url_of
@@ -59,7 +65,7 @@ def serve_cmd(
     with _store(db) as store:
         items = load_items(store, bench)
         proto = _protocol(store, protocol, items)
-    review = ReviewApp(db, proto, bench=bench)
+    review = ReviewApp(db, proto, bench=bench, allow_hosts=tuple(allow_host))
     server = make_server(review, host, port)
     Console(soft_wrap=True).print(
         f"reviewing {len(items)} items of {inert_markup(db)} under the {proto.name} protocol\n"

@@ -53,7 +53,13 @@ class ReviewApp:
     """The state of one review server: database, protocol, token and templates."""
 
     def __init__(
-        self, db: Path, protocol: Protocol, *, bench: Path | None = None, token: str | None = None
+        self,
+        db: Path,
+        protocol: Protocol,
+        *,
+        bench: Path | None = None,
+        token: str | None = None,
+        allow_hosts: tuple[str, ...] = (),
     ) -> None:
         from scigate.store import Store
 
@@ -61,6 +67,7 @@ class ReviewApp:
         Store(self.db, create=False).close()  # BadInput now, not on the first request
         self.protocol = protocol
         self.bench = bench
+        self.extra_hosts = allow_hosts  # further names reviewers reach the server by
         self.token = token or secrets.token_urlsafe(24)
         self.csrf = secrets.token_urlsafe(24)
         self.port = 0
@@ -81,7 +88,7 @@ class ReviewApp:
             if host in ("127.0.0.1", "localhost", "::1")
             else {host}
         )
-        self.hosts = {f"{h}:{port}" for h in names}
+        self.hosts = {f"{h}:{port}" for h in names | set(self.extra_hosts)}
 
     @property
     def cookie(self) -> str:
