@@ -47,7 +47,7 @@ def _protocol(store, name: str | None, items):
 def serve_cmd(
     db: Path = typer.Option(..., "--db", help="Run database (gate runs or bench builds)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(0, "--port", help="Port (0: a free one).", min=0, max=65535),
+    port: int | None = typer.Option(None, "--port", help="Port (default: a free one)."),
     protocol: str | None = typer.Option(None, "--protocol", help=PROTOCOL_HELP),
     bench: Path | None = typer.Option(
         None, "--bench", help="The build's JSONL, to show options, gold answers and plans."
@@ -66,7 +66,7 @@ def serve_cmd(
         items = load_items(store, bench)
         proto = _protocol(store, protocol, items)
     review = ReviewApp(db, proto, bench=bench, allow_hosts=tuple(allow_host))
-    server = make_server(review, host, port)
+    server = make_server(review, host, port or 0)
     Console(soft_wrap=True).print(
         f"reviewing {len(items)} items of {inert_markup(db)} under the {proto.name} protocol\n"
         f"open {url_of(review, host)}\n(Ctrl-C stops the server)",
@@ -117,7 +117,7 @@ def export_cmd(
         if status:
             items = [i for i in items if i.status == status or i.status.startswith(status + "-")]
         proto = _protocol(store, protocol, items)
-        n = export_csv(store, items, proto, out, reviewer)
+        n = export_csv(store, items, proto, out, reviewer, bench)
     typer.echo(f"{n} items ({proto.name} protocol) -> {out}")
 
 

@@ -40,10 +40,19 @@ def _cell(value: Any) -> str:
 
 
 def export_csv(
-    store: Any, items: list[Item], protocol: Protocol, out: Path, reviewer: str | None = None
+    store: Any,
+    items: list[Item],
+    protocol: Protocol,
+    out: Path,
+    reviewer: str | None = None,
+    bench: Path | None = None,
 ) -> int:
     """Write the items with empty verdict columns (the reviewer's own verdicts filled in
-    when `reviewer` is given); returns the number of rows."""
+    when `reviewer` is given; a bench task's options and gold answer from `bench`);
+    returns the number of rows."""
+    from scigate.review._items import _bench_tasks
+
+    tasks = _bench_tasks(bench)
     mine: dict[tuple[str, str], dict[str, Any]] = {}
     if reviewer:
         for r in store.reviews(protocol=protocol.name):
@@ -57,6 +66,9 @@ def export_csv(
     writer.writerow(header)
     for item in items:
         cand = store.get_candidate(item.id) if item.kind == "candidate" else None
+        task = tasks.get(item.id, {})
+        options = cand.options if cand else task.get("options")
+        gold = task.get("answer")
         row = [
             item.id,
             item.kind,
@@ -64,9 +76,9 @@ def export_csv(
             reviewer or "",
             item.status,
             _cell(item.question),
-            _cell(json.dumps(cand.options, ensure_ascii=False) if cand else ""),
+            _cell(json.dumps(options, ensure_ascii=False) if options else ""),
             _cell(cand.answer if cand else ""),
-            "",
+            _cell(gold if isinstance(gold, str) or gold is None else json.dumps(gold)),
         ]
         for k in protocol.criterion_keys():
             got = mine.get((item.id, k)) or {}
