@@ -109,3 +109,74 @@ def test_bench_release_requires_review(bench_build: tuple[Path, Path], tmp_path:
     assert "approved 2, rejected 0, sent-back 1, pending 0, unreviewed 1" in stdout
     code, stdout, _ = run_main("bench", "report", "--db", str(db), "--json")
     assert json.loads(stdout)["review"]["reviewed"] == 3
+
+
+def test_bench_item_page_shows_the_executed_plan(bench_build: tuple[Path, Path]) -> None:
+    import http.client
+
+    from scigate.review import ReviewApp, serve_in_thread
+
+    db, bench = bench_build
+    task = read_tasks(bench)[0]
+    app = ReviewApp(db, OPENSCITOOLBENCH, bench=bench)
+    srv = serve_in_thread(app)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=30)
+        conn.request(
+            "GET",
+            f"/item/{task['id']}",
+            headers={
+                "Host": f"127.0.0.1:{app.port}",
+                "Cookie": f"{app.cookie}={app.token}; {app.cookie}_name=Ada",
+            },
+        )
+        res = conn.getresponse()
+        html = res.read().decode()
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert res.status == 200
+    assert "gold (executed)" in html and "Tool plan" in html
+    for run in task["plan"]["runs"]:
+        for step in run["steps"]:
+            assert f"<code>{step['tool']}</code>" in html
+    assert "Level alignment" in html and "machine: accepted" in html
+
+
+def test_bench_item_page_shows_the_solver_and_its_calls(tmp_path: Path) -> None:
+    import http.client
+
+    from scigate.review import ReviewApp, serve_in_thread
+
+    scripted = Path(__file__).parents[1] / "agents" / "models" / "scripted.py"
+    config = BuildConfig(
+        n=1, levels=[1], formats=["question & answer"], domains=["chemistry"], seed=5,
+        max_attempts=10, solver=f"python/{scripted}:policy",
+    )  # fmt: skip
+    report = build(config, tmp_path / "b.db", tmp_path / "b.jsonl")
+    assert report.accepted == 1
+    task = read_tasks(tmp_path / "b.jsonl")[0]
+    with Store(tmp_path / "b.db") as store:
+        (done,) = [a for a in store.attempts(report.run_id) if a["status"] == "accepted"]
+        key = f"bench-build/{report.run_id}/{done['round']}/"
+        calls = sum(
+            (c["call_key"] or "").startswith(key)
+            for c in store.model_calls(run_id=report.run_id, role="solver")
+        )
+    assert calls >= 1  # the accepted attempt's own calls, not those of rejected attempts
+    app = ReviewApp(tmp_path / "b.db", OPENSCITOOLBENCH, bench=tmp_path / "b.jsonl")
+    srv = serve_in_thread(app)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=30)
+        cookie = f"{app.cookie}={app.token}; {app.cookie}_name=Ada"
+        conn.request(
+            "GET",
+            f"/item/{task['id']}",
+            headers={"Host": f"127.0.0.1:{app.port}", "Cookie": cookie},
+        )
+        html = conn.getresponse().read().decode()
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert "<h2>Solver</h2>" in html and "tool chain:" in html
+    assert f"<summary>{calls} model calls</summary>" in html

@@ -67,7 +67,8 @@ def decisions(store: Any, item_ids: list[str], protocol: Protocol) -> dict[str, 
 
 def review_summary(store: Any, item_ids: list[str], protocol: Protocol) -> dict[str, Any]:
     """Coverage, decisions, per-criterion counts and agreement over the given items."""
-    rows = [r for r in store.reviews(protocol=protocol.name) if r["item_id"] in set(item_ids)]
+    wanted = set(item_ids)
+    rows = [r for r in store.reviews(protocol=protocol.name) if r["item_id"] in wanted]
     ballots = ballots_by_item(rows, protocol)
     decided = Counter(decide(protocol, ballots.get(i, {})) for i in item_ids)
     per_criterion = {k: dict.fromkeys(VERDICTS, 0) for k in protocol.criterion_keys()}

@@ -238,9 +238,11 @@ def _task_detail(store: Any, item: Item, bench: Path | None) -> dict[str, Any]:
         for s in d.get("screens") or []
     ]
     key = f"bench-build/{item.run_id}/{attempt['round']}/"
-    calls = [
-        c for c in store.model_calls(run_id=item.run_id) if (c["call_key"] or "").startswith(key)
-    ]
+    calls = store.query(  # the attempt's own calls (`_build._record` keys them so)
+        "SELECT spec, messages, response FROM model_calls"
+        " WHERE substr(call_key, 1, ?) = ? ORDER BY id",
+        (len(key), key),
+    )
     solver_record = d.get("solver") or {}
     return {
         "question": task.get("question") or d.get("question"),
