@@ -88,3 +88,26 @@ def test_summary_counts_and_machine_verdicts_unchanged(gate_db: tuple[Path, list
     assert s["agreement_with_majority"]["Bo"] == {"subjects": 7, "agree": 7, "rate": 1.0}
     lines = summary_lines(s)
     assert "approved 1, rejected 1, sent-back 1, pending 0, unreviewed 1" in lines[1]
+
+
+def test_rule_set_in_the_database_decides_everywhere(gate_db: tuple[Path, list[str]]) -> None:
+    from _cli import run_main
+    from scigate.review import default_protocol
+
+    path, ids = gate_db
+    with Store(path) as store:
+        vote(store, ids[4], "Ada", "yes")
+        assert default_protocol(store).reviewers == 3
+    code, stdout, stderr = run_main(
+        "review", "rule", "--db", str(path), "--protocol", "toolgate", "--reviewers", "1"
+    )
+    assert code == 0, stderr
+    assert stdout.startswith("toolgate: majority of 1 reviewers")
+    with Store(path) as store:
+        protocol = default_protocol(store)
+        assert protocol.reviewers == 1
+        assert review_summary(store, [ids[4]], protocol)["decisions"]["approved"] == 1
+    code, _, stderr = run_main(
+        "review", "rule", "--db", str(path), "--protocol", "toolgate", "--reviewers", "0"
+    )
+    assert code == 2 and "--reviewers must be between 1 and 100" in stderr

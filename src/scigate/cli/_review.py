@@ -35,9 +35,10 @@ def _store(db: Path):
 
 def _protocol(store, name: str | None, items):
     from scigate.review import default_protocol, get_protocol
+    from scigate.review._decide import with_rule
 
     if name:
-        return get_protocol(name)
+        return with_rule(store, get_protocol(name))
     kind = "task" if items and all(i.kind == "task" for i in items) else "candidate"
     return default_protocol(store, kind)
 
@@ -93,6 +94,30 @@ def add_reviewer_cmd(
     with _store(db) as store:
         new = store.add_reviewer(name)
     typer.echo(f"{'registered' if new else 'already registered'}: {name}")
+
+
+@app.command("rule")
+@_bad_input_exits_2
+def rule_cmd(
+    db: Path = typer.Option(..., "--db", help="Run database."),
+    protocol: str = typer.Option(..., "--protocol", help="toolgate or openscitoolbench."),
+    reviewers: int = typer.Option(
+        ..., "--reviewers", help="Reviewers who must answer every criterion before a decision."
+    ),
+) -> None:
+    """Set how many reviewers a protocol's decision needs (default 3); every later decision
+    (app, status, audits, releases) uses it."""
+    from scigate.review import get_protocol
+
+    if not 1 <= reviewers <= 100:
+        raise BadInput(f"--reviewers must be between 1 and 100, got {reviewers}")
+    proto = get_protocol(protocol)
+    with _store(db) as store:
+        store.set_review_rule(proto.name, reviewers)
+    typer.echo(
+        f"{proto.name}: majority of {reviewers} reviewers on every criterion; "
+        f"any 'no' on {proto.correctness} sends the item back"
+    )
 
 
 @app.command("export")

@@ -44,19 +44,23 @@ def ballots_by_item(rows: list[dict[str, Any]], protocol: Protocol) -> dict[str,
     return dict(out)
 
 
+def with_rule(store: Any, protocol: Protocol) -> Protocol:
+    """The protocol with the database's own rule for it (`scigate review rule`), if any."""
+    n = store.review_rules().get(protocol.name)
+    return protocol if n is None else protocol.model_copy(update={"reviewers": n})
+
+
 def default_protocol(store: Any, kind: str = "candidate") -> Protocol:
     """The protocol the database's reviews use most (ties and no reviews: the item kind's
-    own, ToolGate for gate candidates, OpenSciToolBench for bench tasks)."""
+    own, ToolGate for gate candidates, OpenSciToolBench for bench tasks), with the
+    database's rule for it."""
     counts = Counter(r["protocol"] for r in store.reviews())
     own = TOOLGATE if kind == "candidate" else OPENSCITOOLBENCH
-    if not counts:
-        return own
-    best = max(counts.values())
-    if counts.get(own.name) == best:
-        return own
+    if not counts or counts.get(own.name) == max(counts.values()):
+        return with_rule(store, own)
     from scigate.review._protocols import get_protocol
 
-    return get_protocol(counts.most_common(1)[0][0])
+    return with_rule(store, get_protocol(counts.most_common(1)[0][0]))
 
 
 def decisions(store: Any, item_ids: list[str], protocol: Protocol) -> dict[str, str]:

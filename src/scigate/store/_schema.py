@@ -434,6 +434,13 @@ CREATE TABLE reviews (
     UNIQUE (item_id, protocol, reviewer, criterion)
 );
 CREATE INDEX reviews_item ON reviews(item_id, protocol);
+
+-- A protocol's decision rule where it differs from the default (3 reviewers).
+CREATE TABLE review_rules (
+    protocol   TEXT PRIMARY KEY,
+    reviewers  INTEGER NOT NULL CHECK (reviewers >= 1),
+    updated_at REAL NOT NULL
+);
 """
 
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).

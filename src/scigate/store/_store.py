@@ -641,6 +641,20 @@ class Store:
                 )
         return len(rows)
 
+    def set_review_rule(self, protocol: str, reviewers: int) -> None:
+        """Decide items of `protocol` once `reviewers` people answered every criterion."""
+        with self._write(f"set review rule {protocol}") as conn:
+            conn.execute(
+                "INSERT INTO review_rules (protocol, reviewers, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (protocol) DO UPDATE SET reviewers = excluded.reviewers,"
+                " updated_at = excluded.updated_at",
+                (protocol, reviewers, time.time()),
+            )
+
+    def review_rules(self) -> dict[str, int]:
+        """protocol -> reviewers needed, for the protocols whose rule was set."""
+        return {r[0]: r[1] for r in self._read("SELECT protocol, reviewers FROM review_rules")}
+
     def reviews(
         self, *, protocol: str | None = None, item_id: str | None = None
     ) -> list[dict[str, Any]]:
