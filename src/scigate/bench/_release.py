@@ -226,7 +226,7 @@ def datasheet(c: dict[str, Any]) -> str:
             f"| {md_text(cell)} | {row['attempts']} | {row['accepted']} | {md_text(why)} |"
         )
     if c.get("review"):
-        from scigate.review._release import datasheet_lines
+        from scigate.review import datasheet_lines
 
         lines += [
             "",
@@ -252,7 +252,7 @@ def write_release(
     the conditions hold each task's review status and the datasheet the protocol and counts.
     """
     from scigate.gate._files import write_text_atomic
-    from scigate.review._release import require_approved, review_of
+    from scigate.review import require_approved, review_of
     from scigate.store import Store
 
     tasks = read_tasks(bench)

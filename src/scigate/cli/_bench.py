@@ -304,8 +304,7 @@ def report_cmd(
     from scigate.bench import build_funnel
 
     funnel = build_funnel(db, run)
-    from scigate.review import summary_lines
-    from scigate.review._release import review_of
+    from scigate.review import review_of, summary_lines
     from scigate.store import Store
 
     with Store(db, create=False, readonly=True) as store:

@@ -34,8 +34,7 @@ def _store(db: Path):
 
 
 def _protocol(store, name: str | None, items):
-    from scigate.review import default_protocol, get_protocol
-    from scigate.review._decide import with_rule
+    from scigate.review import default_protocol, get_protocol, with_rule
 
     if name:
         return with_rule(store, get_protocol(name))
@@ -181,8 +180,7 @@ def status_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Review coverage, decisions, per-criterion counts and agreement."""
-    from scigate.review import load_items, review_summary, summary_lines
-    from scigate.review._decide import summary_items
+    from scigate.review import load_items, review_summary, summary_items, summary_lines
 
     with _store(db) as store:
         items = load_items(store)

@@ -113,7 +113,7 @@ def audit(
 
     `candidates` and `latest` may be passed in when the caller has already loaded them.
     """
-    from scigate.review._release import review_of
+    from scigate.review import review_of
 
     with gc_paused():
         result = _audit(store, candidates, latest)

@@ -276,7 +276,7 @@ def export_release(
     With `require_review` only the items expert review approved are released; either way
     each item's review status is in gate_records.jsonl and run_conditions.json, and the
     datasheet states the review protocol and counts (`scigate.review`)."""
-    from scigate.review._release import datasheet_lines, require_approved, review_of
+    from scigate.review import datasheet_lines, require_approved, review_of
 
     records = accepted_records(store)
     if not records:

@@ -16,8 +16,9 @@ from scigate.review._decide import (
     review_summary,
     summary_items,
     summary_lines,
+    with_rule,
 )
-from scigate.review._items import Item, item_detail, load_items
+from scigate.review._items import Item, item_detail, item_kinds, load_items
 from scigate.review._protocols import (
     OPENSCITOOLBENCH,
     PROTOCOLS,
@@ -27,6 +28,7 @@ from scigate.review._protocols import (
     Protocol,
     get_protocol,
 )
+from scigate.review._release import datasheet_lines, require_approved, review_of
 from scigate.review._server import ReviewApp, make_server, serve_in_thread, url_of
 from scigate.review._verdicts import Verdict, check_name, check_verdict
 
@@ -45,6 +47,7 @@ __all__ = [
     "ballots_by_item",
     "check_name",
     "check_verdict",
+    "datasheet_lines",
     "decide",
     "decisions",
     "default_protocol",
@@ -52,13 +55,17 @@ __all__ = [
     "fleiss_kappa",
     "get_protocol",
     "item_detail",
+    "item_kinds",
     "load_items",
     "majority",
     "make_server",
     "read_csv_verdicts",
+    "require_approved",
+    "review_of",
     "review_summary",
     "serve_in_thread",
     "summary_items",
     "summary_lines",
     "url_of",
+    "with_rule",
 ]

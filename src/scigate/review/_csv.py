@@ -9,9 +9,12 @@ one transaction.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -84,13 +87,25 @@ def export_csv(
             got = mine.get((item.id, k)) or {}
             row += [got.get("verdict", ""), _cell(got.get("note", ""))]
         writer.writerow(row)
-    from scigate.gate._files import write_text_atomic
-
-    try:
-        write_text_atomic(out, buf.getvalue())
-    except OSError as e:
-        raise BadInput(f"cannot write {out}: {e.strerror or e}") from None
+    _write_atomic(out, buf.getvalue())
     return len(items)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file beside `path`, renamed into place (never half a CSV)."""
+    if path.is_dir():
+        raise BadInput(f"--out must be a file, not the directory {path}")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise BadInput(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def read_csv_verdicts(

@@ -8,6 +8,7 @@ not the database: pass that file (`bench=`) to show them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,17 @@ from scigate.errors import BadInput
 
 #: Token-Jaccard similarity from which another item is shown as a near-duplicate.
 NEAR_DUPLICATE = 0.7
+# The gate's question tokens (scigate.gate's near-duplicate audit uses the same): review
+# sits below the gate and bench layers, which import it, so it does not import them.
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_TOKEN.findall(text.lower()))
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 class Item(BaseModel):
@@ -131,9 +143,9 @@ def _bench_status(attempt: dict[str, Any]) -> str:
 def _bench_tasks(bench: Path | None) -> dict[str, dict[str, Any]]:
     if bench is None:
         return {}
-    from scigate.bench._files import read_tasks
+    from scigate._jsonl import read_objects
 
-    return {str(t.get("id")): t for t in read_tasks(bench)}
+    return {str(t.get("id")): t for _, t in read_objects(bench, "benchmark file")}
 
 
 def item_detail(store: Any, item: Item, items: list[Item], bench: Path | None = None) -> dict:
@@ -145,14 +157,12 @@ def item_detail(store: Any, item: Item, items: list[Item], bench: Path | None = 
 
 
 def _near_duplicates(item: Item, items: list[Item]) -> list[dict[str, Any]]:
-    from scigate.gate._similarity import jaccard, tokens
-
-    mine = tokens(item.question)
+    mine = _tokens(item.question)
     out = []
     for other in items:
         if other.id == item.id:
             continue
-        sim = jaccard(mine, tokens(other.question))
+        sim = _jaccard(mine, _tokens(other.question))
         if sim >= NEAR_DUPLICATE:
             out.append({"id": other.id, "similarity": round(sim, 3), "status": other.status})
     return sorted(out, key=lambda r: -r["similarity"])[:20]
