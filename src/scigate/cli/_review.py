@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -11,6 +12,10 @@ from rich.console import Console
 from scigate.cli._console import inert_markup
 from scigate.cli._tools import _bad_input_exits_2
 from scigate.errors import BadInput
+
+if TYPE_CHECKING:
+    from scigate.review import Item, Protocol
+    from scigate.store import Store
 
 app = typer.Typer(
     help="Expert review: a local web app, CSV export/import, decisions and agreement.",
@@ -25,7 +30,7 @@ PROTOCOL_HELP += (
 )
 
 
-def _store(db: Path):
+def _store(db: Path) -> Store:
     from scigate.store import Store
 
     if not db.exists():
@@ -33,7 +38,7 @@ def _store(db: Path):
     return Store(db, create=False)
 
 
-def _protocol(store, name: str | None, items):
+def _protocol(store: Store, name: str | None, items: list[Item]) -> Protocol:
     from scigate.review import default_protocol, get_protocol, with_rule
 
     if name:

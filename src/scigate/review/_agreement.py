@@ -40,12 +40,12 @@ def majority(verdicts: Iterable[str]) -> str | None:
 
 
 def agreement_with_majority(
-    subjects: Mapping[object, Mapping[str, str]],
+    subjects: Mapping[tuple[str, str], Mapping[str, str]],
 ) -> dict[str, dict[str, float | int | None]]:
     """Per reviewer: of the subjects they rated that have a majority verdict among at least
     three ratings, how many times they gave it (`agree`), out of `subjects`, and the rate.
 
-    `subjects` maps a subject (item and criterion) to {reviewer: verdict}.
+    `subjects` maps a subject (item id, criterion) to {reviewer: verdict}.
     """
     out: dict[str, dict[str, float | int | None]] = {}
     for ratings in subjects.values():

@@ -158,14 +158,18 @@ def item_detail(store: Any, item: Item, items: list[Item], bench: Path | None = 
 
 def _near_duplicates(item: Item, items: list[Item]) -> list[dict[str, Any]]:
     mine = _tokens(item.question)
-    out = []
+    near: list[tuple[float, Item]] = []
     for other in items:
         if other.id == item.id:
             continue
         sim = _jaccard(mine, _tokens(other.question))
         if sim >= NEAR_DUPLICATE:
-            out.append({"id": other.id, "similarity": round(sim, 3), "status": other.status})
-    return sorted(out, key=lambda r: -r["similarity"])[:20]
+            near.append((sim, other))
+    near.sort(key=lambda pair: -pair[0])
+    return [
+        {"id": other.id, "similarity": round(sim, 3), "status": other.status}
+        for sim, other in near[:20]
+    ]
 
 
 def _candidate_detail(store: Any, item: Item) -> dict[str, Any]:
