@@ -193,6 +193,7 @@ def test_review_in_the_browser(app: ReviewApp, gate_db, tmp_path: Path) -> None:
         assert note.get_attribute("value") == "B and D are far off"
         ballots = ada.find_element(By.ID, "ballots").text
         assert "Ada" in ballots and "Bo" in ballots
+        assert ada.find_element(By.ID, "notes").text == "Ada on distractors: B and D are far off"
         assert ada.find_element(By.ID, "decision").text == "pending"
         _open_item(bo, app, c4)
         assert set(_pressed(bo).values()) == {"yes"}
