@@ -124,13 +124,17 @@ def _entity_sets(attempts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def release_conditions(
-    db: str | Path, bench: str | Path, run_id: str | None = None
+    db: str | Path,
+    bench: str | Path,
+    run_id: str | None = None,
+    tasks: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The machine-readable conditions of a build: counts, entity licenses, versions, seed,
-    screen/judge/solver specs with pass rates, and the funnel."""
+    screen/judge/solver specs with pass rates, and the funnel (of `tasks`, default: every
+    task of the `bench` file)."""
     from scigate.store import Store
 
-    tasks = read_tasks(bench)
+    tasks = read_tasks(bench) if tasks is None else tasks
     funnel = build_funnel(db, run_id)
     with Store(db, create=False) as store:
         run = store.get_run(funnel["run_id"])
@@ -257,25 +261,52 @@ def datasheet(c: dict[str, Any]) -> str:
         lines.append(
             f"| {md_text(cell)} | {row['attempts']} | {row['accepted']} | {md_text(why)} |"
         )
+    if c.get("review"):
+        from scigate.review import datasheet_lines
+
+        lines += [
+            "",
+            *datasheet_lines(c["review"], required=c["require_review"], released=c["tasks"]),
+        ]
     lines += ["", "Machine-readable: `conditions.json`.", ""]
     return "\n".join(lines)
 
 
 def write_release(
-    db: str | Path, bench: str | Path, out: str | Path, run_id: str | None = None
+    db: str | Path,
+    bench: str | Path,
+    out: str | Path,
+    run_id: str | None = None,
+    *,
+    require_review: bool = False,
 ) -> dict[str, Any]:
     """Write the release folder `out` (the JSONL, `datasheet.md`, `conditions.json`), each
     file atomically; returns the conditions. Everything is computed before any file is
-    written, so bad input leaves `out` untouched."""
-    from scigate._atomic import write_text_atomic
+    written, so bad input leaves `out` untouched.
 
-    conditions = release_conditions(db, bench, run_id)
+    With `require_review` only the tasks expert review approved are released; either way
+    the conditions hold each task's review status and the datasheet the protocol and counts.
+    """
+    from scigate._atomic import write_text_atomic
+    from scigate.review import require_approved, review_of
+    from scigate.store import Store
+
+    tasks = read_tasks(bench)
+    ids = [str(t.get("id")) for t in tasks]
+    with Store(db, create=False) as store:
+        if require_review:
+            keep = set(require_approved(store, "task", ids))
+            tasks = [t for t in tasks if str(t.get("id")) in keep]
+            ids = [i for i in ids if i in keep]
+        review = review_of(store, "task", released=ids)
+    conditions = release_conditions(db, bench, run_id, tasks=tasks)
+    conditions |= {"review": review, "require_review": require_review}
     sheet = datasheet(conditions)
     dest = Path(out)
     if dest.exists() and not dest.is_dir():
         raise BadInput(f"--out must be a directory, not the file {dest}")
     try:
-        write_tasks(dest / Path(bench).name, read_tasks(bench))
+        write_tasks(dest / Path(bench).name, tasks)
         write_text_atomic(
             dest / "conditions.json", json.dumps(conditions, indent=2, ensure_ascii=False) + "\n"
         )

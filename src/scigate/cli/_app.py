@@ -43,6 +43,7 @@ VERBS: dict[str, tuple[str, str, str]] = {
     "tools": ("scigate.cli._tools", "app", "The scientific tool library."),
     "agent": ("scigate.cli._agent", "app", "Tool-using agents and their evaluation."),
     "bench": ("scigate.cli._bench", "app", "Benchmarks with executed gold answers."),
+    "review": ("scigate.cli._review", "app", "Expert review: web app, CSV, agreement."),
 }
 
 

@@ -307,6 +307,11 @@ def report_cmd(
     from scigate.bench import build_funnel
 
     funnel = build_funnel(db, run)
+    from scigate.review import review_of, summary_lines
+    from scigate.store import Store
+
+    with Store(db, create=False, readonly=True) as store:
+        funnel["review"] = review_of(store, "task", run_id=funnel["run_id"])
     if as_json:
         _echo_json(funnel)
         return
@@ -330,6 +335,8 @@ def report_cmd(
         console.print("Table A5, built (paper):", highlight=False)
         for line in a5_lines(funnel["table_a5"]):
             console.print(inert_markup(line), highlight=False)
+    for line in summary_lines(funnel["review"]):
+        console.print(inert_markup(line), highlight=False)
 
 
 @app.command("release")
@@ -339,11 +346,17 @@ def release_cmd(
     out: Path = typer.Option(..., "--out", help="Release folder to write."),
     run: str | None = typer.Option(None, "--run", help="Build run id (default: the latest)."),
     as_json: bool = typer.Option(False, "--json", help="Print the conditions as JSON."),
+    require_review: bool = typer.Option(
+        False,
+        "--require-review",
+        help="Release only the tasks expert review approved (`scigate review`); without it "
+        "every task is released with its review status in conditions.json.",
+    ),
 ) -> None:
     """Write a release folder: the JSONL, datasheet.md and conditions.json."""
     from scigate.bench import write_release
 
-    conditions = write_release(db, bench, out, run)
+    conditions = write_release(db, bench, out, run, require_review=require_review)
     if as_json:
         _echo_json(conditions)
         return

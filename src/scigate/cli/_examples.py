@@ -42,6 +42,13 @@ EXAMPLES: dict[str, str] = {
     "--out bench.jsonl",
     "bench report": "scigate bench report --db bench.db",
     "bench release": "scigate bench release --db bench.db --bench bench.jsonl --out release",
+    "review": "scigate review serve --db runs.db",
+    "review serve": "scigate review serve --db runs.db --protocol toolgate",
+    "review add-reviewer": "scigate review add-reviewer 'Grace Hopper' --db runs.db",
+    "review rule": "scigate review rule --db runs.db --protocol toolgate --reviewers 3",
+    "review export": "scigate review export --db runs.db --out items.csv",
+    "review import": "scigate review import items.csv --db runs.db --reviewer 'Grace Hopper'",
+    "review status": "scigate review status --db runs.db --json",
 }
 
 

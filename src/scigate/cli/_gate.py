@@ -508,6 +508,10 @@ def audit_cmd(
         )
     console.print(t)
     _print_pool_and_gates(a)
+    from scigate.review import summary_lines
+
+    for line in summary_lines(a.review):
+        console.print(inert_markup(line), highlight=False)
 
 
 def _print_pool_and_gates(a) -> None:
@@ -612,15 +616,25 @@ def export_cmd(
     include_duplicates: bool = typer.Option(
         False, "--include-duplicates", help="Keep exact duplicates."
     ),
+    require_review: bool = typer.Option(
+        False,
+        "--require-review",
+        help="Release only the items expert review approved (`scigate review`); without it "
+        "the release holds every accepted item with its review status.",
+    ),
 ) -> None:
     """Export accepted items with their full gate records (and optionally a release)."""
     from scigate.gate._export import export_jsonl, export_release
 
+    if require_review and release is None:
+        raise BadInput("--require-review applies to a release: pass --release DIR")
     store = _open_db(db)
     n = export_jsonl(store, out, include_duplicates=include_duplicates)
     console.print(f"{n} accepted items → {inert_markup(out)}")
     if release is not None:
-        files = export_release(store, release, release_seed=release_seed)
+        files = export_release(
+            store, release, release_seed=release_seed, require_review=require_review
+        )
         console.print(
             f"release: {files.items} items, seed {files.release_seed} → {inert_markup(release)}"
         )

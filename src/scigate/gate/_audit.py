@@ -99,6 +99,8 @@ class Audit(BaseModel):
     conflicts: ConflictAudit = Field(default_factory=ConflictAudit)
     rejections: RejectionBreakdown = Field(default_factory=RejectionBreakdown)
     transfer: TransferAudit = Field(default_factory=TransferAudit)
+    #: Expert review beside the machine verdicts (`scigate.review.review_summary`).
+    review: dict[str, Any] = Field(default_factory=dict)
 
 
 def audit(
@@ -111,8 +113,12 @@ def audit(
 
     `candidates` and `latest` may be passed in when the caller has already loaded them.
     """
+    from scigate.review import review_of
+
     with gc_paused():
-        return _audit(store, candidates, latest)
+        result = _audit(store, candidates, latest)
+    result.review = review_of(store, "candidate")
+    return result
 
 
 def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:

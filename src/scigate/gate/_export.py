@@ -263,12 +263,28 @@ def permute(record: dict[str, Any], release_seed: int) -> dict[str, Any]:
     }
 
 
-def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None) -> ReleaseFiles:
+def export_release(
+    store: Any,
+    out_dir: Path,
+    *,
+    release_seed: int | None = None,
+    require_review: bool = False,
+) -> ReleaseFiles:
     """Write the pool (JSONL, Parquet), gate_records.jsonl, run_conditions.json,
-    DATASHEET.md and the inspect_ai tasks into `out_dir`."""
+    DATASHEET.md and the inspect_ai tasks into `out_dir`.
+
+    With `require_review` only the items expert review approved are released; either way
+    each item's review status is in gate_records.jsonl and run_conditions.json, and the
+    datasheet states the review protocol and counts (`scigate.review`)."""
+    from scigate.review import datasheet_lines, require_approved, review_of
+
     records = accepted_records(store)
     if not records:
         raise BadInput(f"no accepted items to release in {store.path}")
+    if require_review:
+        keep = set(require_approved(store, "candidate", [r["id"] for r in records]))
+        records = [r for r in records if r["id"] in keep]
+    review = review_of(store, "candidate", released=[r["id"] for r in records])
     seed = release_seed if release_seed is not None else secrets.randbits(31)
     pool = [permute(r, seed) for r in records]
     if out_dir.exists() and not out_dir.is_dir():
@@ -284,17 +300,23 @@ def export_release(store: Any, out_dir: Path, *, release_seed: int | None = None
     write_text_atomic(
         gate_records,
         "".join(
-            json.dumps(g, ensure_ascii=False, default=str) + "\n"
+            json.dumps(
+                {**g, "review_status": review["status"][g["id"]]}, ensure_ascii=False, default=str
+            )
+            + "\n"
             for g in release_gate_records(records, pool)
         ),
     )
     conditions = out_dir / "run_conditions.json"
-    write_text_atomic(
-        conditions,
-        json.dumps(run_conditions(store, records, seed), indent=2, ensure_ascii=False, default=str),
-    )
+    cond = run_conditions(store, records, seed) | {
+        "review": review,
+        "require_review": require_review,
+    }
+    write_text_atomic(conditions, json.dumps(cond, indent=2, ensure_ascii=False, default=str))
     datasheet = out_dir / "DATASHEET.md"
-    write_text_atomic(datasheet, _datasheet(store, records, seed, pool))
+    sheet = _datasheet(store, records, seed, pool)
+    sheet += "\n".join(["", *datasheet_lines(review, required=require_review, released=len(pool))])
+    write_text_atomic(datasheet, sheet)
     tasks = {}
     for name in TASK_FILES:
         tasks[name] = out_dir / name

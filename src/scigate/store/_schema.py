@@ -12,7 +12,7 @@ from __future__ import annotations
 APPLICATION_ID = 0x53475244
 
 #: The schema version this scigate writes; a database with a higher one is refused.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
 JSON_COLUMNS = frozenset(
@@ -408,7 +408,42 @@ LEFT JOIN att ON att.run_id = r.id
 LEFT JOIN agg ON agg.run_id = r.id;
 """
 
+# Version 4: expert review (`scigate review`). People's verdicts live in tables of their
+# own, next to the machine's: nothing here changes a gate result or a view above.
+_V4 = """
+-- Everyone who has reviewed (or may review), identified by name.
+CREATE TABLE reviewers (
+    name       TEXT PRIMARY KEY,
+    created_at REAL NOT NULL
+);
+
+-- One verdict of one reviewer on one criterion of one item under a review protocol;
+-- a reviewer changing their mind replaces their row (updated_at moves, created_at stays).
+CREATE TABLE reviews (
+    id         INTEGER PRIMARY KEY,
+    item_id    TEXT NOT NULL,                  -- candidate id (gate) or task id (bench)
+    item_kind  TEXT NOT NULL,                  -- candidate | task
+    protocol   TEXT NOT NULL,                  -- toolgate | openscitoolbench
+    reviewer   TEXT NOT NULL REFERENCES reviewers(name),
+    criterion  TEXT NOT NULL,
+    verdict    TEXT NOT NULL CHECK (verdict IN ('yes', 'no', 'unsure')),
+    note       TEXT NOT NULL DEFAULT '',
+    source     TEXT NOT NULL DEFAULT 'web',    -- web | csv
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    UNIQUE (item_id, protocol, reviewer, criterion)
+);
+CREATE INDEX reviews_item ON reviews(item_id, protocol);
+
+-- A protocol's decision rule where it differs from the default (3 reviewers).
+CREATE TABLE review_rules (
+    protocol   TEXT PRIMARY KEY,
+    reviewers  INTEGER NOT NULL CHECK (reviewers >= 1),
+    updated_at REAL NOT NULL
+);
+"""
+
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3}
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
 
 assert max(MIGRATIONS) == SCHEMA_VERSION

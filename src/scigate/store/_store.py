@@ -593,6 +593,78 @@ class Store:
 
         return record
 
+    # -- expert reviews (schema v4) ---------------------------------------------------
+
+    def add_reviewer(self, name: str) -> bool:
+        """Register a reviewer by name; False when the name was already registered."""
+        with self._write(f"add reviewer {name}") as conn:
+            cur = conn.execute(
+                "INSERT INTO reviewers (name, created_at) VALUES (?, ?)"
+                " ON CONFLICT (name) DO NOTHING",
+                (name, time.time()),
+            )
+            return cur.rowcount == 1
+
+    def reviewers(self) -> list[str]:
+        """Registered reviewer names, alphabetically."""
+        return [r[0] for r in self._read("SELECT name FROM reviewers ORDER BY name")]
+
+    def save_reviews(self, rows: Sequence[dict[str, Any]], *, source: str = "web") -> int:
+        """Store verdicts in one transaction: all of them or, on any error, none.
+
+        Each row holds item_id, item_kind, protocol, reviewer (registered), criterion,
+        verdict (yes/no/unsure) and note; a reviewer's earlier verdict on the same
+        (item, protocol, criterion) is replaced. Returns the number of rows written.
+        """
+        now = time.time()
+        with self._write("save reviews") as conn:
+            for r in rows:
+                conn.execute(
+                    "INSERT INTO reviews (item_id, item_kind, protocol, reviewer, criterion,"
+                    " verdict, note, source, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (item_id, protocol, reviewer, criterion) DO UPDATE SET"
+                    " verdict = excluded.verdict, note = excluded.note,"
+                    " source = excluded.source, updated_at = excluded.updated_at",
+                    (
+                        r["item_id"],
+                        r["item_kind"],
+                        r["protocol"],
+                        r["reviewer"],
+                        r["criterion"],
+                        r["verdict"],
+                        r.get("note") or "",
+                        source,
+                        now,
+                        now,
+                    ),
+                )
+        return len(rows)
+
+    def set_review_rule(self, protocol: str, reviewers: int) -> None:
+        """Decide items of `protocol` once `reviewers` people answered every criterion."""
+        with self._write(f"set review rule {protocol}") as conn:
+            conn.execute(
+                "INSERT INTO review_rules (protocol, reviewers, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (protocol) DO UPDATE SET reviewers = excluded.reviewers,"
+                " updated_at = excluded.updated_at",
+                (protocol, reviewers, time.time()),
+            )
+
+    def review_rules(self) -> dict[str, int]:
+        """protocol -> reviewers needed, for the protocols whose rule was set."""
+        return {r[0]: r[1] for r in self._read("SELECT protocol, reviewers FROM review_rules")}
+
+    def reviews(
+        self, *, protocol: str | None = None, item_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Stored verdicts matching the given filters, by item, reviewer and criterion."""
+        where, params = _filters(protocol=protocol, item_id=item_id)
+        rows = self._read(
+            f"SELECT * FROM reviews {where} ORDER BY item_id, reviewer, criterion", params
+        )
+        return [dict(r) for r in rows]
+
     # -- events and plain SQL ---------------------------------------------------------
 
     def add_event(self, run_id: str | None, kind: str, data: dict[str, Any] | None = None) -> None:
