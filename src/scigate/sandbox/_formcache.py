@@ -29,7 +29,9 @@ import shutil
 import sysconfig
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from scigate.sandbox import _formhook
 from scigate.sandbox._hostfs import UnsafeWorkspaceFile, read_bytes
@@ -97,13 +99,26 @@ def compile_command(flags: dict) -> list[str]:
     ]
 
 
+# The sandbox runner that runs trusted compiles: `_runner` registers its `execute` when it
+# loads (the runner serves the spool, so this module must not import the runner back).
+_execute: Callable[..., Any] | None = None
+
+
+def use_runner(execute: Callable[..., Any]) -> None:
+    """Run trusted compiles with `execute` (the sandbox runner's)."""
+    global _execute
+    _execute = execute
+
+
 def compile_trusted(c_text: bytes, flags: dict, cancel: threading.Event | None = None) -> bytes:
     """Compile `c_text` with `flags` in a fresh sandbox whose workspace holds only that
     text; the module's bytes. RuntimeError when the compiler fails; `cancel` (the
     asking run ended) stops the compile."""
     from scigate.sandbox._models import Limits
-    from scigate.sandbox._runner import execute
 
+    if _execute is None:
+        raise RuntimeError("no sandbox runner registered for trusted compiles")
+    execute = _execute
     if not _formhook.flags_allowed(flags):
         raise RuntimeError("compile flags outside the allow-list")
     work = Path(tempfile.mkdtemp(prefix=f"scigate-ws-{os.getpid()}-formcc-"))

@@ -532,3 +532,6 @@ async def arun(
         stdin=stdin,
         cache_dir=cache_dir,
     )
+
+
+_formcache.use_runner(execute)  # trusted form compiles run in this sandbox too
