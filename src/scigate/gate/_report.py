@@ -18,6 +18,7 @@ from scigate.errors import BadInput
 from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.gate._files import write_text_atomic
+from scigate.gate._katex import katex_assets
 from scigate.gate._workers import distinct_executors, executor_text
 from scigate.store import CandidateRecord
 
@@ -179,8 +180,9 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     Every value is HTML-escaped (autoescape on for every template, whatever its name):
     questions, options, families, reasons and specs come from generators, candidates
     and models. The template's only `|safe` values are the SVG charts (`_charts`
-    escapes each label) and the item data (base64 in JSON, `<` written as `\\u003c`);
-    the page's script escapes whatever it puts into the item browser."""
+    escapes each label), the item data (base64 in JSON, `<` written as `\\u003c`) and
+    the bundled KaTeX (`_katex`); the page's script escapes whatever it puts into the
+    item browser, and KaTeX typesets that escaped text with `trust` off (no links)."""
     env = Environment(loader=PackageLoader("scigate.gate", "templates"), autoescape=True)
     f = result.funnel
     funnel_rows: list[tuple[str, float]] = [
@@ -239,6 +241,7 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         version=__version__,
         executor_text=executor_text,
         ran_on=distinct_executors([e for r in runs for e in r.get("executors", [])]),
+        katex=katex_assets(),
     )
 
 
