@@ -4,13 +4,13 @@ Registered as the model provider `scripted` through an `inspect_ai` entry point 
 tests write a dist-info for it on PYTHONPATH), so `inspect eval TASK --model
 scripted/NAME` uses it. Model `fenicsx`: python imports DOLFINx (the domain software)
 and prints the interpreter, bash runs `python3` from a login shell, then it submits the
-option whose value python printed. Model `bench`: python runs the scigate tool named in
-the task's tool path (through the released sandbox's interpreter) and submits its value.
+option whose value python printed. Model `bench`: python imports the tool libraries,
+bash runs a scigate tool through the `scigate` CLI, then it submits "C". Model `letter`
+answers "C" without tools.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -32,6 +32,11 @@ print("dolfinx", dolfinx.__version__)
 print("option", json.load(open("options.json"))["A"])
 """
 BASH = "python3 -c \"import sys, dolfinx_solver; print('bash python3', sys.executable)\""
+BENCH_CODE = """import sys, rdkit, Bio, pymatgen.core
+print("interpreter", sys.executable)
+print("rdkit", rdkit.__version__, "biopython", Bio.__version__)
+"""
+BENCH_BASH = "scigate tools run GetMolarMassFromFormula --input NaNO3 --json"
 
 
 class Scripted(ModelAPI):
@@ -59,7 +64,9 @@ class Scripted(ModelAPI):
         if name == "fenicsx":
             return _fenicsx(results, name)
         if name == "bench":
-            return _bench(input, results, name)
+            return _bench(results, name)
+        if name == "letter":  # a no-tool reply
+            return ModelOutput.from_content(f"scripted/{name}", "C")
         return ModelOutput.from_content(name, f"unknown script {name}")
 
 
@@ -76,24 +83,12 @@ def _fenicsx(results: list[str], model: str) -> ModelOutput:
     return _call(model, "submit", answer=found.group(1) if found else "none")
 
 
-def _bench(input: list[ChatMessage], results: list[str], model: str) -> ModelOutput:
-    prompt = input[1].text
-    tool = re.search(r"^Tool path: (\S+)", prompt, re.M)
-    given = re.search(r"^Input: (.+)$", prompt, re.M)
+def _bench(results: list[str], model: str) -> ModelOutput:
     if not results:
-        code = (
-            "import json, subprocess\n"
-            f"out = subprocess.run(['scigate', 'tools', 'run', {tool.group(1) if tool else ''!r},"
-            f" '--input', {given.group(1) if given else ''!r}, '--json'],"
-            " capture_output=True, text=True)\n"
-            "print(out.stdout or out.stderr)\n"
-        )
-        return _call(model, "python", code=code)
-    try:
-        value = json.loads(results[0])["value"]
-    except (ValueError, KeyError, TypeError):
-        value = results[0].strip()[:80]
-    return _call(model, "submit", answer=str(value))
+        return _call(model, "python", code=BENCH_CODE)
+    if len(results) == 1:
+        return _call(model, "bash", command=BENCH_BASH)
+    return _call(model, "submit", answer="C")
 
 
 @modelapi(name="scripted")
