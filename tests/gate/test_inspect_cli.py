@@ -50,3 +50,31 @@ def test_tools_task_reaches_dolfinx_in_the_local_sandbox(tmp_path: Path) -> None
         score = sample["scores"]["by_value"]
         assert score["value"] == ("C" if item["answer"] == "A" else "I"), score
         assert "scigate scorer" in score["explanation"]
+
+
+def test_tools_task_offers_docker_with_the_domain_image_and_a_chosen_interpreter(
+    tmp_path: Path,
+) -> None:
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    store, _ = build_db(tmp_path / "runs.db")
+    files = export_release(store, tmp_path / "release", release_seed=3)
+    store.close()
+    spec = spec_from_file_location("released_tools_task", files.tool_task)
+    assert spec is not None and spec.loader is not None
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    docker = module.toolgate_tools(sandbox="docker")
+    assert docker.sandbox.type == "docker"
+    assert docker.sandbox.config == str(tmp_path / "release" / "compose.yaml")
+    # the image installs the domain's software: scigate's fenicsx extra
+    assert "dolfinx-solver-real" in (tmp_path / "release" / "Dockerfile").read_text()
+    plan = module._tools.sandbox_plan
+    assert plan("docker", None)[1:] == ("python3", [])
+    venv = "/opt/venv/bin/python"
+    assert plan("local", venv) == (
+        "local",
+        venv,
+        ["/opt/venv/bin", str(Path(sys.executable).parent)],
+    )
+    assert plan("local", None) == ("local", sys.executable, [str(Path(sys.executable).parent)])
