@@ -27,7 +27,7 @@ needs_chromium = pytest.mark.skipif(
 LATEX_QUESTION = (
     r"Solve $-\nabla\cdot(\kappa\nabla u) = f$ on $\Omega = [0,1]^2$ with "
     r"$\kappa = 1 + x_0^2$ and report $$J(u) = \int_\Omega u^2\,\mathrm{d}x$$ "
-    "for mesh_" + "x" * 120 + "."
+    "for mesh_" + "x" * 120 + r". Hostile: $\href{javascript:alert(1)}{x}\includegraphics{y.png}$"
 )
 # Written into the page copy the test opens: what the page looks like once its scripts ran,
 # posted to the harness page around it.
@@ -40,6 +40,7 @@ setTimeout(() => {
   question.querySelectorAll(".katex").forEach((k) => k.remove());
   parent.postMessage(JSON.stringify({
     untypeset: question.textContent,
+    links: document.querySelectorAll("#item-detail .question a, #item-detail .question img").length,
     inner: window.innerWidth,
     doc: document.documentElement.scrollWidth,
     body: document.body.scrollWidth,
@@ -145,6 +146,7 @@ def test_report_layout_in_chromium(latex_report, tmp_path: Path, width: int) -> 
     assert m["katex"] >= 4, m
     assert "KaTeX_Main" in m["katexFont"] and "KaTeX_Math" in m["fontsLoaded"], m
     assert "$" not in m["untypeset"] and "for mesh_x" in m["untypeset"], m["untypeset"]
+    assert m["links"] == 0  # KaTeX's trust is off: no LaTeX command makes a link or image
     # the item pane is a column of its own on a wide screen, the full width on a phone
     assert m["detailWidth"] > (300 if width == 390 else 600), m
     # the first sortable column, sorted twice: descending
