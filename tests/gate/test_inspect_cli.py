@@ -78,3 +78,7 @@ def test_tools_task_offers_docker_with_the_domain_image_and_a_chosen_interpreter
         ["/opt/venv/bin", str(Path(sys.executable).parent)],
     )
     assert plan("local", None) == ("local", sys.executable, [str(Path(sys.executable).parent)])
+    # a release read on a machine without the recorded interpreter: the sandbox's python3
+    settings = tmp_path / "release" / "sandbox.json"
+    settings.write_text(json.dumps({"python": "/gone/bin/python", "path": ["/gone/bin"]}))
+    assert plan("local", None) == ("local", "python3", [])

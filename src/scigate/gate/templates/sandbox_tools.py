@@ -33,9 +33,11 @@ def sandbox_plan(sandbox: str, python: str | None) -> tuple[object, str, list[st
         recorded = json.loads(SETTINGS.read_text())
     except (OSError, ValueError):
         recorded = {}
-    interpreter = python or recorded.get("python") or "python3"
+    # the recorded interpreter only where it exists (a release read on another machine)
+    release_python = recorded.get("python") or ""
+    interpreter = python or (release_python if Path(release_python).is_file() else "python3")
     first = [str(Path(interpreter).parent)] if "/" in interpreter else []
-    first += [p for p in recorded.get("path", []) if p not in first]
+    first += [p for p in recorded.get("path", []) if p not in first and Path(p).is_dir()]
     return sandbox, interpreter, first
 
 
