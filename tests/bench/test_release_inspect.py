@@ -39,6 +39,7 @@ def test_release_holds_the_task_and_its_sandbox(release: Path) -> None:
     assert "network_mode: none" in (release / "compose.yaml").read_text()
 
 
+@pytest.mark.slow  # the scigate CLI starts once per sample
 def test_inspect_eval_with_tools_in_the_local_sandbox(release: Path, tmp_path: Path) -> None:
     pytest.importorskip("rdkit")
     env = scripted_provider(tmp_path / "site")

@@ -23,6 +23,7 @@ def _tool_outputs(sample: dict) -> list[str]:
 pytestmark = pytest.mark.skipif(not INSPECT.exists(), reason="inspect_ai is not installed")
 
 
+@pytest.mark.slow  # DOLFINx in every sample, through the inspect CLI
 def test_tools_task_reaches_dolfinx_in_the_local_sandbox(tmp_path: Path) -> None:
     pytest.importorskip("dolfinx_solver")
     store, _ = build_db(tmp_path / "runs.db")
