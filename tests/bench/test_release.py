@@ -37,7 +37,16 @@ def test_datasheet_and_conditions_match_the_build(built, tmp_path: Path) -> None
     out = tmp_path / "rel"
     result = _release(db, bench, out)
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["b.jsonl", "conditions.json", "datasheet.md"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "Dockerfile",
+        "b.jsonl",
+        "compose.yaml",
+        "conditions.json",
+        "datasheet.md",
+        "sandbox.json",
+        "sandbox_tools.py",
+        "scigate_bench_task.py",
+    ]
     assert read_tasks(out / "b.jsonl") == read_tasks(bench)
     c = json.loads((out / "conditions.json").read_text())
     assert c["tasks"] == 8 and c["seed"] == 3 and c["run_id"] == report.run_id

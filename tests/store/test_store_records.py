@@ -254,11 +254,18 @@ def test_views(store: Store) -> None:
             "status": "running",
             "attempts": 7,
             "candidates": 6,
+            "generated": 6,
+            "generator_failed": 1,
+            "near_duplicates": 0,
             "verified": 5,
             "invariant": 0,  # gate 1b did not run in this run
             "screen_passed": 3,
+            "solved": 2,
+            "unsolved": 1,
             "accepted": 2,
             "accepted_unique": 1,
+            "duplicates": 1,
+            "errors": 0,
         }
     ]
     status = store.query(
@@ -268,7 +275,7 @@ def test_views(store: Store) -> None:
         "rejected-verify",
         "rejected-screen",
         "rejected-screen",
-        "rejected-solve",
+        "unsolved",
         "accepted",
         "accepted",
     ]

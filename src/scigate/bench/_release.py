@@ -1,4 +1,5 @@
-"""A release folder for a built benchmark: the JSONL, `datasheet.md` and `conditions.json`.
+"""A release folder for a built benchmark: the JSONL, `datasheet.md`, `conditions.json`
+and an inspect_ai task (`scigate_bench_task.py`, with the sandbox files its tools need).
 
 The conditions come from the files themselves and the build's run database: counts are
 those of the JSONL as released, the funnel is `build_funnel`'s, and the pass rate of each
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,10 @@ from scigate.bench._stats import a5_lines, table_a5
 from scigate.errors import BadInput
 
 LIBRARIES = ("rdkit", "biopython", "pymatgen", "scigate")
+#: The inspect_ai task of a release (package data in scigate/bench/templates).
+TASK_FILE = "scigate_bench_task.py"
+#: A task domain -> scigate's extra with its software (the docker sandbox installs it).
+DOMAIN_EXTRA = {"chemistry": "chem", "biology": "bio", "materials": "materials"}
 ENTITIES_FILE = Path(__file__).parent / "data" / "entities.json"
 # Detail key an attempt carries once it went through the stage (see `abuild`).
 STAGE_KEYS = {"screen": "screens", "judge": "judge", "solver": "solver"}
@@ -268,8 +274,20 @@ def datasheet(c: dict[str, Any]) -> str:
             "",
             *datasheet_lines(c["review"], required=c["require_review"], released=c["tasks"]),
         ]
-    lines += ["", "Machine-readable: `conditions.json`.", ""]
+    lines += [
+        "",
+        "Machine-readable: `conditions.json`. As an inspect_ai task: "
+        "`inspect eval scigate_bench_task.py --model PROVIDER/MODEL` (python and bash tools; "
+        "`-T tools=false` without them, `-T sandbox=docker` in a container built from "
+        "`Dockerfile`), scored by scigate's scorer.",
+        "",
+    ]
     return "\n".join(lines)
+
+
+def task_source() -> str:
+    """The text of the release's inspect_ai task file."""
+    return (resources.files("scigate.bench") / "templates" / TASK_FILE).read_text("utf-8")
 
 
 def write_release(
@@ -280,14 +298,15 @@ def write_release(
     *,
     require_review: bool = False,
 ) -> dict[str, Any]:
-    """Write the release folder `out` (the JSONL, `datasheet.md`, `conditions.json`), each
-    file atomically; returns the conditions. Everything is computed before any file is
-    written, so bad input leaves `out` untouched.
+    """Write the release folder `out` (the JSONL, `datasheet.md`, `conditions.json`, the
+    inspect_ai task and its sandbox files), each file atomically; returns the conditions.
+    Everything is computed before any file is written, so bad input leaves `out` untouched.
 
     With `require_review` only the tasks expert review approved are released; either way
     the conditions hold each task's review status and the datasheet the protocol and counts.
     """
     from scigate._atomic import write_text_atomic
+    from scigate.gate._inspect_files import write_sandbox_files
     from scigate.review import require_approved, review_of
     from scigate.store import Store
 
@@ -311,6 +330,9 @@ def write_release(
             dest / "conditions.json", json.dumps(conditions, indent=2, ensure_ascii=False) + "\n"
         )
         write_text_atomic(dest / "datasheet.md", sheet)
+        write_text_atomic(dest / TASK_FILE, task_source())
+        extras = sorted({DOMAIN_EXTRA[d] for d in conditions["by_domain"] if d in DOMAIN_EXTRA})
+        write_sandbox_files(dest, extras)
     except OSError as exc:  # the helpers leave no temporary file behind
         raise BadInput(f"cannot write the release to {dest}: {exc.strerror or exc}") from None
     return conditions

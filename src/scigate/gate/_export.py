@@ -36,6 +36,7 @@ from scigate.gate._audit import (
 )
 from scigate.gate._candidate import LETTERS
 from scigate.gate._environment import run_environment
+from scigate.gate._inspect_files import write_sandbox_files
 from scigate.gate._values import value_rank
 
 #: The inspect_ai task files of a release (package data in scigate/gate/templates).
@@ -83,6 +84,8 @@ class ReleaseFiles(BaseModel):
     tool_task: Path | None = None
     gate_records: Path | None = None
     run_conditions: Path | None = None
+    #: sandbox_tools.py, sandbox.json, Dockerfile, compose.yaml (the tool task's sandbox)
+    sandbox_files: list[Path] = []
 
 
 def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[dict[str, Any]]:
@@ -321,6 +324,8 @@ def export_release(
     for name in TASK_FILES:
         tasks[name] = out_dir / name
         write_text_atomic(tasks[name], task_source(name))
+    domains = sorted({r["domain"] for r in store.runs() if r.get("domain")})
+    sandbox_files = write_sandbox_files(out_dir, extras=domains)
     return ReleaseFiles(
         jsonl=jsonl,
         parquet=parquet,
@@ -329,6 +334,7 @@ def export_release(
         tool_task=tasks["toolgate_tools_task.py"],
         gate_records=gate_records,
         run_conditions=conditions,
+        sandbox_files=sandbox_files,
         items=len(pool),
         release_seed=seed,
     )
@@ -566,7 +572,9 @@ def _datasheet(
         "- `toolgate_task.py`: no-tool multiple choice, "
         "`inspect eval toolgate_task.py --model PROVIDER/MODEL`",
         "- `toolgate_tools_task.py`: tool-enabled (python and bash tools in inspect's local "
-        "sandbox; `-T sandbox=docker` for a container), graded by value as gate 3, "
+        "sandbox, run by the interpreter in `sandbox.json` or `-T python=PATH`; "
+        "`-T sandbox=docker` for a container built from `Dockerfile` with the domain's "
+        "packages), graded by value as gate 3, "
         "`inspect eval toolgate_tools_task.py --model PROVIDER/MODEL`",
         "",
     ]

@@ -99,7 +99,9 @@ def funnel_of_run(
                 f.solved += 1
             else:
                 f.unsolved += 1
-        if a["status"] == "accepted" or (not solve and a["status"] == "screened"):
+        # Accepted: solved by the tool gate, or through every screen of a run without one
+        # (the rule v_funnel counts by; docs/outcomes.md).
+        if "pass" in solve or (not solve and not f.tool_gate):
             f.accepted += 1
             # Exact duplicates are counted among the accepted items (as the audit and
             # v_funnel do): a copy of a rejected question still adds a unique item.
@@ -112,9 +114,11 @@ def funnel_of_run(
     return f
 
 
-def funnel_of_run_rescreen(store: Any, run_id: str, screens: list[str], verified: int) -> Funnel:
+def funnel_of_run_rescreen(
+    store: Any, run_id: str, screens: list[str], verified: int, *, tool_gate: bool = True
+) -> Funnel:
     """A rescreen run's funnel: every candidate entered already verified."""
-    f = funnel_of_run(_AssumeVerified(store), run_id, screens)
+    f = funnel_of_run(_AssumeVerified(store), run_id, screens, tool_gate=tool_gate)
     f.generated = f.verified = verified
     return f
 
@@ -128,8 +132,8 @@ def rescreen_funnels(store: Any) -> list[dict[str, Any]]:
         cfg = run.get("config") or {}
         screens = list(cfg.get("screens") or [])
         entered = _AssumeVerified(store).attempts(run["id"])
-        f = funnel_of_run_rescreen(store, run["id"], screens, len(entered))
-        f.tool_gate = bool(cfg.get("solver") or cfg.get("solver_cmd"))
+        tool_gate = bool(cfg.get("solver") or cfg.get("solver_cmd"))
+        f = funnel_of_run_rescreen(store, run["id"], screens, len(entered), tool_gate=tool_gate)
         out.append(
             {
                 "run_id": run["id"],

@@ -732,8 +732,7 @@ async def rescreen(
         store.set_run_status(run_id, "interrupted")
         raise
     store.set_run_status(run_id, "finished")
-    f = funnel_of_run_rescreen(store, run_id, screens, len(verified))
-    f.tool_gate = cfg.has_solver
+    f = funnel_of_run_rescreen(store, run_id, screens, len(verified), tool_gate=cfg.has_solver)
     return run_id, f
 
 

@@ -18,8 +18,9 @@ from scigate._atomic import write_text_atomic
 from scigate.errors import BadInput
 from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
 from scigate.gate._charts import PALETTE, columns, hbar
+from scigate.gate._katex import katex_assets
 from scigate.gate._workers import distinct_executors, executor_text
-from scigate.store import CandidateRecord
+from scigate.store import CandidateRecord, candidate_status
 
 #: Screen replies are cut to this many characters in the report (the database keeps them whole).
 REPLY_CHARS = 1200
@@ -93,7 +94,8 @@ def browser_items(
     """One record per candidate for the item browser, with every gate record.
 
     The status comes from the latest result of each gate across all runs, so a rescreen
-    that rejects a candidate the loop accepted shows it as rejected. `candidates`,
+    that rejects a candidate the loop accepted shows it as rejected; it is the status
+    `v_candidate_status` gives (`scigate.store.candidate_status`, docs/outcomes.md). `candidates`,
     `latest` and `rows` (from `gate_rows`) may be passed in when already loaded.
     """
     rows = rows if rows is not None else gate_rows(store)
@@ -112,9 +114,11 @@ def browser_items(
                 "detail": _slim(g.get("detail") or {}),
             }
         )
+    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
+    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
     items = []
     for c in sorted(cands, key=lambda c: (c.created_at, c.id)):
-        st = _stage(latest.get(c.id, {}))
+        st = candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve)
         items.append(
             {
                 "id": c.id,
@@ -133,29 +137,6 @@ def browser_items(
             }
         )
     return items
-
-
-def _stage(per: dict) -> str:
-    """A candidate's status from its latest gate results (like v_candidate_status)."""
-    v = per.get(("verify", ""))
-    if v is None:
-        return "unverified"
-    if v["outcome"] != "pass":
-        return "rejected-verify" if v["outcome"] == "fail" else "error-verify"
-    inv = per.get(("invariance", ""))
-    if inv is not None and inv["outcome"] != "pass":
-        return "rejected-invariance" if inv["outcome"] == "fail" else "error-invariance"
-    screens = [g["outcome"] for k, g in per.items() if k[0] == "screen"]
-    if "fail" in screens:
-        return "rejected-screen"
-    if "error" in screens:
-        return "error-screen"
-    solves = [g["outcome"] for k, g in per.items() if k[0] == "solve"]
-    if not solves:
-        return "screened"
-    if "pass" in solves:
-        return "accepted"
-    return "unsolved" if "fail" in solves else "error-solve"
 
 
 def _slim(detail: dict[str, Any]) -> dict[str, Any]:
@@ -179,8 +160,9 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     Every value is HTML-escaped (autoescape on for every template, whatever its name):
     questions, options, families, reasons and specs come from generators, candidates
     and models. The template's only `|safe` values are the SVG charts (`_charts`
-    escapes each label) and the item data (base64 in JSON, `<` written as `\\u003c`);
-    the page's script escapes whatever it puts into the item browser."""
+    escapes each label), the item data (base64 in JSON, `<` written as `\\u003c`) and
+    the bundled KaTeX (`_katex`); the page's script escapes whatever it puts into the
+    item browser, and KaTeX typesets that escaped text with `trust` off (no links)."""
     env = Environment(loader=PackageLoader("scigate.gate", "templates"), autoescape=True)
     f = result.funnel
     funnel_rows: list[tuple[str, float]] = [
@@ -239,6 +221,7 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
         version=__version__,
         executor_text=executor_text,
         ran_on=distinct_executors([e for r in runs for e in r.get("executors", [])]),
+        katex=katex_assets(),
     )
 
 

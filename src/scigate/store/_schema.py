@@ -12,7 +12,7 @@ from __future__ import annotations
 APPLICATION_ID = 0x53475244
 
 #: The schema version this scigate writes; a database with a higher one is refused.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
 JSON_COLUMNS = frozenset(
@@ -443,7 +443,173 @@ CREATE TABLE review_rules (
 );
 """
 
+# Version 5 (issue 23): one outcome vocabulary (scigate.store._outcomes, docs/outcomes.md).
+# v_candidate_status names a candidate the tool gate did not solve `unsolved` (the
+# attempts' and the report's name, was `rejected-solve`), one waiting for a screen
+# `pending`, and one through every screen `screened` while a tool gate ran elsewhere or
+# `accepted` when none ran in the database (the release's pool). v_funnel counts each
+# run as the CLI's funnel does (per attempt; without a tool gate in the run, passing
+# every screen is acceptance) and gains the funnel's other stages. Tables are unchanged.
+# (Its own entry: renumbering it is changing its key in MIGRATIONS and SCHEMA_VERSION.)
+_V5 = """
+DROP VIEW v_candidate_status;
+DROP VIEW v_funnel;
+
+-- One row per candidate: its latest outcome per gate and its status (docs/outcomes.md).
+CREATE VIEW v_candidate_status AS
+WITH latest AS (SELECT candidate_id, gate, screen, outcome, reason FROM v_gate_latest),
+v AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'verify'),
+i AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'invariance'),
+d AS (SELECT candidate_id, outcome FROM latest WHERE gate = 'duplicate'),
+s AS (
+    SELECT candidate_id,
+           COUNT(*) AS screens_run,
+           SUM(outcome = 'pass') AS screens_passed,
+           SUM(outcome = 'fail') AS screens_failed,
+           SUM(outcome = 'error') AS screens_errored,
+           group_concat(CASE WHEN outcome = 'fail' THEN screen END, ' ') AS solved_by_screens
+    FROM latest WHERE gate = 'screen' GROUP BY candidate_id
+),
+so AS (
+    SELECT candidate_id,
+           CASE WHEN SUM(outcome = 'pass') > 0 THEN 'pass'
+                WHEN SUM(outcome = 'fail') > 0 THEN 'fail'
+                ELSE 'error' END AS outcome,
+           group_concat(reason, '; ') AS reason
+    FROM latest WHERE gate = 'solve' GROUP BY candidate_id
+),
+db AS (
+    SELECT (SELECT COUNT(DISTINCT screen) FROM gate_results WHERE gate = 'screen') AS screens,
+           EXISTS (SELECT 1 FROM gate_results WHERE gate = 'solve') AS any_solve
+),
+joined AS (
+    SELECT c.id AS candidate_id, c.run_id, c.family, c.generator, c.answer, c.question_key,
+           c.duplicate_of, c.created_at,
+           v.outcome AS verify, v.reason AS verify_reason,
+           i.outcome AS invariance, i.reason AS invariance_reason,
+           COALESCE(s.screens_run, 0) AS screens_run,
+           COALESCE(s.screens_passed, 0) AS screens_passed,
+           CASE WHEN s.screens_failed > 0 THEN 'fail'
+                WHEN s.screens_errored > 0 THEN 'error'
+                WHEN s.screens_passed > 0 THEN 'pass' END AS screen,
+           s.solved_by_screens,
+           so.outcome AS solve, so.reason AS solve_reason,
+           d.outcome AS duplicate,
+           db.screens AS screens_known, db.any_solve
+    FROM candidates c CROSS JOIN db
+    LEFT JOIN v ON v.candidate_id = c.id
+    LEFT JOIN i ON i.candidate_id = c.id
+    LEFT JOIN s ON s.candidate_id = c.id
+    LEFT JOIN so ON so.candidate_id = c.id
+    LEFT JOIN d ON d.candidate_id = c.id
+)
+SELECT candidate_id, run_id, family, generator, answer, question_key, duplicate_of,
+       created_at, verify, verify_reason, invariance, invariance_reason, screens_run,
+       screens_passed, screen, solved_by_screens, solve, solve_reason, duplicate,
+       CASE WHEN verify IS NULL AND duplicate = 'fail' THEN 'rejected-duplicate'
+            WHEN verify IS NULL THEN 'pending'
+            WHEN verify = 'fail' THEN 'rejected-verify'
+            WHEN verify = 'error' THEN 'error-verify'
+            WHEN invariance = 'fail' THEN 'rejected-invariance'
+            WHEN invariance = 'error' THEN 'error-invariance'
+            WHEN screen = 'fail' THEN 'rejected-screen'
+            WHEN screen = 'error' THEN 'error-screen'
+            WHEN screens_run < screens_known THEN 'pending'
+            WHEN solve = 'pass' THEN 'accepted'
+            WHEN solve = 'fail' THEN 'unsolved'
+            WHEN solve = 'error' THEN 'error-solve'
+            WHEN any_solve THEN 'screened'
+            ELSE 'accepted' END AS status
+FROM joined
+ORDER BY created_at, candidate_id;
+
+-- One row per run: the CLI's funnel of that run (scigate.gate._funnel.funnel_of_run),
+-- counted per attempt (generation round).
+CREATE VIEW v_funnel AS
+WITH res AS (
+    SELECT run_id, candidate_id,
+           MAX(gate = 'verify' AND outcome = 'pass') AS verified,
+           SUM(gate = 'invariance' AND outcome = 'pass') AS invariance_passed,
+           SUM(gate = 'screen') AS screens,
+           SUM(gate = 'screen' AND outcome = 'pass') AS screens_passed,
+           SUM(gate = 'solve') AS solves,
+           MAX(gate = 'solve' AND outcome = 'pass') AS solved
+    FROM gate_results GROUP BY run_id, candidate_id
+),
+run AS (
+    SELECT r.id, r.kind, r.domain, r.status,
+           EXISTS (SELECT 1 FROM gate_results g
+                   WHERE g.run_id = r.id AND g.gate = 'invariance') AS invariance,
+           (json_extract(r.config, '$.solver') IS NOT NULL
+            OR json_extract(r.config, '$.solver_cmd') IS NOT NULL
+            OR EXISTS (SELECT 1 FROM gate_results g
+                       WHERE g.run_id = r.id AND g.gate = 'solve')) AS tool_gate,
+           COALESCE(json_array_length(r.config, '$.screens'),
+                    (SELECT COUNT(DISTINCT g.screen) FROM gate_results g
+                     WHERE g.run_id = r.id AND g.gate = 'screen')) AS screens
+    FROM runs r
+),
+per AS (
+    SELECT a.run_id, a.status, c.question_key,
+           a.candidate_id IS NOT NULL AS generated,
+           a.status = 'rejected-duplicate' AS near_duplicate,
+           a.candidate_id IS NOT NULL AND a.status != 'rejected-duplicate'
+               AND (run.kind = 'rescreen' OR COALESCE(res.verified, 0)) AS verified,
+           COALESCE(res.invariance_passed, 0) > 0 AS invariant,
+           run.invariance, run.tool_gate,
+           COALESCE(res.screens_passed, 0) >= run.screens
+               AND COALESCE(res.screens, 0) = COALESCE(res.screens_passed, 0) AS screens_ok,
+           COALESCE(res.solves, 0) AS solves, COALESCE(res.solved, 0) AS solved
+    FROM attempts a JOIN run ON run.id = a.run_id
+    LEFT JOIN res ON res.run_id = a.run_id AND res.candidate_id = a.candidate_id
+    LEFT JOIN candidates c ON c.id = a.candidate_id
+),
+alive AS (
+    SELECT *, verified AND (invariant OR NOT invariance) AND screens_ok AS screened,
+           verified AND (invariant OR NOT invariance) AND screens_ok
+               AND (solved OR (solves = 0 AND NOT tool_gate)) AS accepted
+    FROM per
+),
+agg AS (
+    SELECT run_id,
+           COUNT(*) AS attempts,
+           SUM(generated) AS generated,
+           SUM(status = 'generator-failed') AS generator_failed,
+           SUM(status = 'error') AS errors,
+           SUM(near_duplicate) AS near_duplicates,
+           SUM(verified) AS verified,
+           SUM(verified AND invariance AND invariant) AS invariant,
+           SUM(screened) AS screen_passed,
+           SUM(screened AND solves > 0 AND solved) AS solved,
+           SUM(screened AND solves > 0 AND NOT solved) AS unsolved,
+           SUM(accepted) AS accepted,
+           COUNT(DISTINCT CASE WHEN accepted THEN question_key END) AS accepted_unique
+    FROM alive GROUP BY run_id
+),
+cand AS (
+    SELECT run_id, COUNT(DISTINCT candidate_id) AS candidates FROM attempts GROUP BY run_id
+)
+SELECT run.id AS run_id, run.kind, run.domain, run.status,
+       COALESCE(agg.attempts, 0) AS attempts,
+       COALESCE(cand.candidates, 0) AS candidates,
+       COALESCE(agg.generated, 0) AS generated,
+       COALESCE(agg.generator_failed, 0) AS generator_failed,
+       COALESCE(agg.near_duplicates, 0) AS near_duplicates,
+       COALESCE(agg.verified, 0) AS verified,
+       COALESCE(agg.invariant, 0) AS invariant,
+       COALESCE(agg.screen_passed, 0) AS screen_passed,
+       COALESCE(agg.solved, 0) AS solved,
+       COALESCE(agg.unsolved, 0) AS unsolved,
+       COALESCE(agg.accepted, 0) AS accepted,
+       COALESCE(agg.accepted_unique, 0) AS accepted_unique,
+       COALESCE(agg.accepted, 0) - COALESCE(agg.accepted_unique, 0) AS duplicates,
+       COALESCE(agg.errors, 0) AS errors
+FROM run
+LEFT JOIN agg ON agg.run_id = run.id
+LEFT JOIN cand ON cand.run_id = run.id;
+"""
+
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4}
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
 
 assert max(MIGRATIONS) == SCHEMA_VERSION

@@ -25,6 +25,7 @@ from scigate import _secrets
 from scigate.errors import BadInput, ScigateError
 from scigate.store._connection import check_path, connect, ensure_schema
 from scigate.store._lock import RunLock, lock_run
+from scigate.store._outcomes import GATE_OUTCOMES
 from scigate.store._records import (
     CandidateRecord,
     candidate_id,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from scigate.llm._types import ModelCallRecord
 
 RUN_STATUSES = ("running", "finished", "failed", "interrupted")
-GATE_OUTCOMES = ("pass", "fail", "error")
 
 _INHERITED: list[sqlite3.Connection] = []  # connections a forked child must not close
 

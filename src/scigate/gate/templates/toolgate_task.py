@@ -1,8 +1,9 @@
 """ToolGate pool as a no-tool inspect_ai task: `inspect eval toolgate_task.py --model openai/gpt-5.5`.
 
 The model sees the question and the four options (in the released order) and answers
-with a letter, without tools: the no-tool screen of gate 2 (one call per item; run
-several epochs, `--epochs 3`, for the screen's majority of three).
+with a letter, without tools: the no-tool screen of gate 2 (one call per item; for the
+screen's majority of three run `--epochs 3 --epochs-reducer mode`: inspect's default
+reducer averages the epochs instead).
 """
 
 from pathlib import Path

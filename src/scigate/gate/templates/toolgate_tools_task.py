@@ -1,6 +1,7 @@
 """ToolGate pool as a tool-enabled inspect_ai task: gate 3 reproduced with inspect.
 
     inspect eval toolgate_tools_task.py --model openai/gpt-5.5
+    inspect eval toolgate_tools_task.py --model openai/gpt-5.5 -T python=/path/to/venv/bin/python
     inspect eval toolgate_tools_task.py --model anthropic/claude-opus-4-8 -T sandbox=docker
 
 Each item's sandbox holds question.md and options.json, as gate 3's workspace did. The
@@ -11,22 +12,38 @@ the submission is graded by value, as gate 3 grades it. The time, token and mess
 limits default to the run's solver limits (run_conditions.json).
 
 The default sandbox is inspect's "local" one: the model's commands run unisolated on
-this machine, in a temporary directory. For a model you do not trust, use a container
-(`-T sandbox=docker`, with an image that has the software installed).
+this machine, in a temporary directory, with the Python the release was written with
+(sandbox.json; it has the domain software) or `-T python=...`, which a login shell's
+PATH cannot replace (sandbox_tools.py). For a model you do not trust, use a container:
+`-T sandbox=docker` builds this folder's Dockerfile (the domain's packages).
 """
 
 import json
 import re
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
+from types import ModuleType
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample, json_dataset
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState, basic_agent, system_message
-from inspect_ai.tool import bash, python
 
 HERE = Path(__file__).parent
+
+
+def _sibling(name: str) -> ModuleType:
+    """A module shipped next to this file (by path: another release's may be loaded)."""
+    spec = spec_from_file_location(f"{name}_{abs(hash(str(HERE)))}", HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None, f"{name}.py is missing"
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_tools = _sibling("sandbox_tools")  # python and bash that reach the domain software
+
 POOL = HERE / "pool.jsonl"
 CONDITIONS = HERE / "run_conditions.json"
 LETTERS = "ABCD"
@@ -162,11 +179,14 @@ def by_value():
 @task
 def toolgate_tools(
     sandbox: str = "local",
+    python: str | None = None,
     time_limit: int | None = None,
     message_limit: int | None = None,
     tool_timeout: int = 300,
 ) -> Task:
-    """Tool-enabled evaluation on the ToolGate pool (python and bash tools in a sandbox)."""
+    """Tool-enabled evaluation on the ToolGate pool (python and bash tools in a sandbox:
+    "local" with the release's interpreter or `python`, or "docker")."""
+    spec, interpreter, path = _tools.sandbox_plan(sandbox, python)
     solver_conditions = run_conditions().get("solver") or {}
     software = solver_conditions.get("workspace_note") or ""
     limit = time_limit or int(solver_conditions.get("time_limit_s") or 300)
@@ -176,11 +196,14 @@ def toolgate_tools(
         dataset=json_dataset(str(POOL), record_to_sample),
         solver=basic_agent(
             init=system_message(SYSTEM, software=software),
-            tools=[bash(timeout=tool_timeout), python(timeout=tool_timeout)],
+            tools=[
+                _tools.run_bash(path, timeout=tool_timeout),
+                _tools.run_python(interpreter, path, timeout=tool_timeout),
+            ],
             message_limit=steps,
         ),
         scorer=by_value(),
-        sandbox=sandbox,
+        sandbox=spec,
         time_limit=limit,
         token_limit=int(tokens) if tokens else None,
     )
