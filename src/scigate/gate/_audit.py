@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from scigate.gate._candidate import LETTERS
 from scigate.gate._conflicts import ConflictAudit, conflict_audit
 from scigate.gate._rejections import RejectionBreakdown, rejection_breakdown
-from scigate.gate._similarity import similar_clusters, tokens
+from scigate.gate._similarity import text_clusters
 from scigate.gate._transfer import TransferAudit, solver_transfer
 from scigate.gate._values import value_rank
 from scigate.store._records import CandidateRecord
@@ -137,9 +137,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         dup_groups[cands[cid].question_key].append(cid)
     exact = [g for g in dup_groups.values() if len(g) > 1]
 
-    # tokenised once: the pool's clusters reuse the token sets of all candidates
-    token_sets = {cid: tokens(cands[cid].question) for cid in ids}
-    groups = _jaccard_groups([token_sets[i] for i in ids])
+    groups = _jaccard_groups(cands[i].question for i in ids)
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
@@ -147,7 +145,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
     pool_ids = db_funnel(store, latest, screen_names, cands)["pool_ids"]
     pool = [cands[c] for c in pool_ids]
     pool_families = Counter((c.family or "(none)") for c in pool)
-    pool_groups = _jaccard_groups([token_sets[c.id] for c in pool])
+    pool_groups = _jaccard_groups(c.question for c in pool)
     return Audit(
         candidates=len(cands),
         verified=len(verified),
@@ -235,10 +233,9 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _jaccard_groups(token_sets: list[frozenset[str]]) -> list[list[int]]:
-    if not token_sets:
-        return []
-    return similar_clusters(token_sets, JACCARD_THRESHOLD)
+def _jaccard_groups(questions: Iterable[str]) -> list[list[int]]:
+    """Token-Jaccard clusters of the questions (near-linear; see `text_clusters`)."""
+    return text_clusters(questions, JACCARD_THRESHOLD)
 
 
 def gate_rows(store: Any) -> list[dict[str, Any]]:
