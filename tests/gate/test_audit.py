@@ -349,6 +349,28 @@ def test_vectorised_clusters_edge_cases() -> None:
         similar_clusters([a], 0.0)
 
 
+def test_audit_reads_gate_results_in_pages(db, result, monkeypatch) -> None:
+    """Issue 27: the audit pages through the gate results and keeps of a screen call only
+    what it reads; the figures are those of the whole table read at once."""
+    from scigate.gate import _audit
+
+    store = db[0]
+    monkeypatch.setattr(_audit, "PAGE", 2)
+    pages = list(_audit.gate_pages(store))
+    assert len(pages) > 2 and all(len(p) <= 2 for p in pages)
+    assert [g for p in pages for g in p] == _audit.gate_rows(store)
+    assert audit(store) == result
+    screen = next(g for g in _audit.gate_rows(store) if (g["detail"] or {}).get("calls"))
+    view = _audit.audit_view(screen)
+    assert all(set(c) <= {"order", "chosen_letter", "correct"} for c in view["detail"]["calls"])
+    assert [c.get("correct") for c in view["detail"]["calls"]] == [
+        c.get("correct") for c in screen["detail"]["calls"]
+    ]
+    assert {k: v for k, v in view.items() if k != "detail"} == {
+        k: v for k, v in screen.items() if k != "detail"
+    }
+
+
 def test_gc_paused_restores_the_collector() -> None:
     import gc
 

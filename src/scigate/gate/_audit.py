@@ -17,7 +17,9 @@
   and the letters and value ranks of the accepted pool's correct options.
 
 Every function reads the database in a few whole-table queries (never one query per
-candidate), so a 10,000-candidate database is audited in seconds.
+candidate), so a 10,000-candidate database is audited in seconds. The gate results are
+read in pages of PAGE rows and kept only as the audit needs them (`audit_view`: no
+screen replies, no transcripts), and only the latest per candidate, gate and screen.
 """
 
 from __future__ import annotations
@@ -118,7 +120,7 @@ def audit(
 def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
     cand_list = candidates if candidates is not None else store.candidates()
     cands = {c.id: c for c in cand_list}
-    latest = latest if latest is not None else latest_results(store)
+    latest = latest if latest is not None else latest_results(store, audit_rows(store))
     ids = sorted(cands, key=lambda i: (cands[i].created_at, i))
     verified_ids = [cid for cid in ids if _outcome(latest, cid, "verify", "") == "pass"]
     verified = [cands[c] for c in verified_ids]
@@ -246,10 +248,52 @@ def gate_rows(store: Any) -> list[dict[str, Any]]:
     )
 
 
-def latest_results(store: Any, rows: list[dict[str, Any]] | None = None) -> Latest:
+#: Gate results read per query by `gate_pages` (bounds how many are decoded at once).
+PAGE = 20_000
+#: What `_screen_audit` reads of a screen call; `audit_view` keeps only these.
+_CALL_KEYS = ("order", "chosen_letter", "correct")
+
+
+def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
+    """The gate results as `gate_rows` has them, PAGE rows per query (keyset paging)."""
+    last = None
+    while True:
+        page = store.query(
+            "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
+            " created_at FROM gate_results WHERE id > ? ORDER BY id LIMIT ?",
+            (-1 if last is None else last, PAGE),
+        )
+        if not page:
+            return
+        yield page
+        last = page[-1]["id"]
+
+
+def audit_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A gate result as the audit reads it: screen calls without their replies (only
+    `_CALL_KEYS`), no solver transcript; everything else as stored."""
+    detail = row.get("detail")
+    if not isinstance(detail, dict) or not ("calls" in detail or "transcript_tail" in detail):
+        return row
+    slim = {k: v for k, v in detail.items() if k != "transcript_tail"}
+    if isinstance(slim.get("calls"), list):
+        slim["calls"] = [
+            {k: c[k] for k in _CALL_KEYS if k in c} if isinstance(c, dict) else c
+            for c in slim["calls"]
+        ]
+    return {**row, "detail": slim}
+
+
+def audit_rows(store: Any) -> Iterator[dict[str, Any]]:
+    """Every gate result in id order as `audit_view` has it, read page by page."""
+    for page in gate_pages(store):
+        yield from (audit_view(g) for g in page)
+
+
+def latest_results(store: Any, rows: Iterable[dict[str, Any]] | None = None) -> Latest:
     """candidate id -> (gate, screen) -> the most recent gate result (one query).
 
-    `rows` (from `gate_rows`) may be passed in when the caller has already loaded them.
+    `rows` (from `gate_rows` or `audit_rows`, any iterable) may be passed in instead.
     The most recent is the latest `created_at`, ties broken by the larger id.
     """
     out: Latest = defaultdict(dict)
@@ -478,7 +522,7 @@ def _in_loop_funnel(
     )[0]["n"]
     if other:
         gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
-        latest = latest_results(store, [g for g in gate_rows(store) if g["run_id"] in gate_runs])
+        latest = latest_results(store, (g for g in audit_rows(store) if g["run_id"] in gate_runs))
     in_loop = {
         s
         for r in store.runs()
