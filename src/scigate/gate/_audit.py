@@ -25,6 +25,7 @@ screen replies, no transcripts), and only the latest per candidate, gate and scr
 from __future__ import annotations
 
 import gc
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -249,9 +250,11 @@ def gate_rows(store: Any) -> list[dict[str, Any]]:
 
 
 #: Gate results read per query by `gate_pages` (bounds how many are decoded at once).
-PAGE = 20_000
+PAGE = 5_000
 #: What `_screen_audit` reads of a screen call; `audit_view` keeps only these.
 _CALL_KEYS = ("order", "chosen_letter", "correct")
+#: Columns whose values repeat from row to row: `audit_view` shares one string for each.
+_SHARED = frozenset({"run_id", "gate", "screen", "outcome"})
 
 
 def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
@@ -271,17 +274,20 @@ def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
 
 def audit_view(row: dict[str, Any]) -> dict[str, Any]:
     """A gate result as the audit reads it: screen calls without their replies (only
-    `_CALL_KEYS`), no solver transcript; everything else as stored."""
+    `_CALL_KEYS`), no solver transcript; everything else as stored. The strings that
+    repeat from row to row (run, gate, screen, outcome) are shared, not copied."""
+    out = {k: sys.intern(v) if k in _SHARED and isinstance(v, str) else v for k, v in row.items()}
     detail = row.get("detail")
     if not isinstance(detail, dict) or not ("calls" in detail or "transcript_tail" in detail):
-        return row
+        return out
     slim = {k: v for k, v in detail.items() if k != "transcript_tail"}
     if isinstance(slim.get("calls"), list):
         slim["calls"] = [
             {k: c[k] for k in _CALL_KEYS if k in c} if isinstance(c, dict) else c
             for c in slim["calls"]
         ]
-    return {**row, "detail": slim}
+    out["detail"] = slim
+    return out
 
 
 def audit_rows(store: Any) -> Iterator[dict[str, Any]]:
