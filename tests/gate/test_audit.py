@@ -360,6 +360,10 @@ def test_audit_reads_gate_results_in_pages(db, result, monkeypatch) -> None:
     assert len(pages) > 2 and all(len(p) <= 2 for p in pages)
     assert [g for p in pages for g in p] == _audit.gate_rows(store)
     assert audit(store) == result
+    bulk = {"solution", "meta", "answer_value", "generator"}  # what the audit does not read
+    assert [c.model_dump(exclude=bulk) for c in _audit.audit_candidates(store)] == [
+        c.model_dump(exclude=bulk) for c in store.candidates()
+    ]
     screen = next(g for g in _audit.gate_rows(store) if (g["detail"] or {}).get("calls"))
     view = _audit.audit_view(screen)
     assert all(set(c) <= {"order", "chosen_letter", "correct"} for c in view["detail"]["calls"])

@@ -119,7 +119,7 @@ def audit(
 
 
 def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
-    cand_list = candidates if candidates is not None else store.candidates()
+    cand_list = candidates if candidates is not None else audit_candidates(store)
     cands = {c.id: c for c in cand_list}
     latest = latest if latest is not None else latest_results(store, audit_rows(store))
     ids = sorted(cands, key=lambda i: (cands[i].created_at, i))
@@ -239,6 +239,26 @@ def gc_paused() -> Iterator[None]:
 def _jaccard_groups(questions: Iterable[str]) -> list[list[int]]:
     """Token-Jaccard clusters of the questions (near-linear; see `text_clusters`)."""
     return text_clusters(questions, JACCARD_THRESHOLD)
+
+
+def audit_candidates(store: Any) -> list[CandidateRecord]:
+    """Every candidate, oldest first, with what the audit reads: no solution, no meta
+    (the bulk of a candidate's record), read PAGE rows per query."""
+    out: list[CandidateRecord] = []
+    last = -1
+    while True:
+        page = store.query(
+            "SELECT rowid AS k, id, run_id, question, options, answer, family, duplicate_of,"
+            " created_at FROM candidates WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (last, PAGE),
+        )
+        if not page:
+            return out
+        last = page[-1].pop("k")
+        for row in page:
+            row.pop("k", None)
+            row["run_id"] = row["run_id"] or ""
+            out.append(CandidateRecord.model_validate(row))
 
 
 def gate_rows(store: Any) -> list[dict[str, Any]]:
