@@ -364,6 +364,9 @@ def test_audit_reads_gate_results_in_pages(db, result, monkeypatch) -> None:
     assert [c.model_dump(exclude=bulk) for c in _audit.audit_candidates(store)] == [
         c.model_dump(exclude=bulk) for c in store.candidates()
     ]
+    assert [
+        c.model_dump(exclude={"meta"}) for c in _audit.audit_candidates(store, solutions=True)
+    ] == [c.model_dump(exclude={"meta"}) for c in store.candidates()]
     screen = next(g for g in _audit.gate_rows(store) if (g["detail"] or {}).get("calls"))
     view = _audit.audit_view(screen)
     assert all(set(c) <= {"order", "chosen_letter", "correct"} for c in view["detail"]["calls"])

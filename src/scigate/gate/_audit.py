@@ -241,15 +241,17 @@ def _jaccard_groups(questions: Iterable[str]) -> list[list[int]]:
     return text_clusters(questions, JACCARD_THRESHOLD)
 
 
-def audit_candidates(store: Any) -> list[CandidateRecord]:
+def audit_candidates(store: Any, *, solutions: bool = False) -> list[CandidateRecord]:
     """Every candidate, oldest first, with what the audit reads: no solution, no meta
-    (the bulk of a candidate's record), read PAGE rows per query."""
+    (the bulk of a candidate's record), read PAGE rows per query. `solutions` adds the
+    solution, generator and answer value (what the report's item browser shows)."""
     out: list[CandidateRecord] = []
     last = -1
+    extra = ", solution, generator, answer_value" if solutions else ""
     while True:
         page = store.query(
             "SELECT rowid AS k, id, run_id, question, options, answer, family, duplicate_of,"
-            " created_at FROM candidates WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            f" created_at{extra} FROM candidates WHERE rowid > ? ORDER BY rowid LIMIT ?",
             (last, PAGE),
         )
         if not page:

@@ -19,6 +19,7 @@ from scigate.gate._audit import (
     Audit,
     Latest,
     audit,
+    audit_candidates,
     audit_view,
     gate_pages,
     gate_rows,
@@ -58,7 +59,7 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     with gc_paused():  # see gc_paused: many long-lived containers, no cycles
-        candidates = store.candidates()
+        candidates = audit_candidates(store, solutions=True)  # no meta: neither reads it
         # one pass over the gate results, page by page: each row becomes its browser
         # record and its audit view, and is not kept whole (replies and transcripts)
         records: dict[str, list[dict[str, Any]]] = {}
