@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,3 +31,32 @@ def naive(dirs: list[Path]) -> float:
             )
             assert out.returncode == 0, out.stderr[-500:]
     return time.perf_counter() - t0
+
+
+def naive_parallel(dirs: list[Path], workers: int) -> float:
+    """Seconds for the naive loop with `workers` fresh interpreters at a time (the same
+    worker count as the gated pass it is compared with)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        list(pool.map(lambda d: naive([d]), dirs))
+    return time.perf_counter() - t0
+
+
+def spread(seconds: list[float]) -> str:
+    """'median M s (min m s, n repeats)' of a pass's timings."""
+    return (
+        f"median {statistics.median(seconds):6.1f} s (min {min(seconds):6.1f} s, n={len(seconds)})"
+    )
+
+
+def ratio_line(name: str, naive_s: list[float], gated_s: list[float]) -> str:
+    """Throughput ratio gated / naive on the medians and on the minima of interleaved passes,
+    and the median of the per-repeat ratios (each repeat ran both back to back)."""
+    per_repeat = [n / g for n, g in zip(naive_s, gated_s, strict=True)]
+    return (
+        f"{name:58s} median {statistics.median(naive_s) / statistics.median(gated_s):5.2f}x, "
+        f"min {min(naive_s) / min(gated_s):5.2f}x, per-repeat median "
+        f"{statistics.median(per_repeat):5.2f}x (range {min(per_repeat):.2f}-{max(per_repeat):.2f})"
+    )

@@ -1,8 +1,10 @@
 """Cost of the invariance gate (gate 1b) against gate 1 alone and against a naive loop.
 
 Generates N FEniCSx template candidates (default 20, every family), then times
-  - naive: a fresh `python solution.py` per candidate, one after another, no sandbox
-    (the naive single verification);
+  - naive, sequential: a fresh `python solution.py` per candidate, one after another,
+    no sandbox (the naive single verification);
+  - naive, parallel: the same with as many fresh interpreters at a time as the gated
+    passes have workers (one per core): the like-for-like comparison;
   - gate 1 alone: `averify` as shipped (sandboxed, forked from warm servers), one
     concurrent candidate per core;
   - gate 1 + gate 1b: `averify`, then `ainvariance` with gate 1's printed value as the
@@ -10,28 +12,33 @@ Generates N FEniCSx template candidates (default 20, every family), then times
     warm servers), as `gate run` does, one concurrent candidate per core;
   - optionally (`--mpi`) gate 1 + gate 1b with the opt-in 2-rank MPI check (cold
     `mpiexec -n 2` runs in the sandbox) on the first few candidates.
-All use a warm FFCx cache (the first pass warms it); the two gate passes alternate\n(twice each) and the best of each counts. Prints the time of each, the extra
-cost of gate 1b per candidate (wall clock and the runs' own seconds) and the throughput
-ratio of gate 1 + gate 1b against the naive loop (goal: at least 4x).
-Run by hand: .venv/bin/python benchmarks/bench_invariance.py [N] [--mpi]
+All use a warm FFCx cache (a first pass warms it). The four passes are interleaved:
+each of `--repeats` rounds (default 3) runs all four, in an order rotated every round,
+so load on the shared machine falls on all of them alike. Prints each pass's median
+and min, the extra cost of gate 1b per candidate (wall clock and the runs' own
+seconds), and the throughput ratios of the gated passes against both naive loops on the
+medians, on the minima and per round (goal: at least 4x, same worker count).
+Run by hand: .venv/bin/python benchmarks/bench_invariance.py [N] [--repeats R] [--mpi]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
-import sys
+import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from _fenicsx_candidates import make_candidates, naive
+from _fenicsx_candidates import make_candidates, naive, naive_parallel, ratio_line, spread
 
 from scigate import sandbox
 from scigate.gate import ainvariance, averify, load_candidate
 
-REPEATS = 2
+#: the interleaved passes, in the order of the first round (rotated every round)
+PASSES = ("naive, sequential", "naive, parallel", "gate 1 alone", "gate 1 + gate 1b")
 #: runs' own seconds per semantic check, summed over every gate-1b pass
 CHECK_SECONDS: dict[str, float] = {}
 
@@ -62,27 +69,43 @@ async def gates(
     return time.perf_counter() - t0, spent["verify"], spent["invariance"]
 
 
-async def passes(dirs: list[Path], workers: int, mpi_candidates: int) -> tuple[float, ...]:
-    """Every timed pass in one event loop (the warm servers serve them all)."""
+async def passes(
+    dirs: list[Path], workers: int, repeats: int, mpi_candidates: int
+) -> tuple[dict[str, list[float]], dict[str, float], tuple[float, float]]:
+    """Every timed pass in one event loop (the warm servers serve them all), interleaved:
+    (seconds of each pass per round, runs' own seconds summed, the MPI pass)."""
     await gates(dirs[:workers], workers, invariance=False)  # start the servers
-    # alternate the two passes and keep each one's best: the machine is shared
-    alone, both = [], []
-    for _ in range(REPEATS):
-        alone.append(await gates(dirs, workers, invariance=False))
-        both.append(await gates(dirs, workers, invariance=True))
-    t_g1, g1_runs, _ = min(alone)
-    t_g1b, g1_runs_b, inv_runs = min(both)
+    times: dict[str, list[float]] = {name: [] for name in PASSES}
+    runs = {"gate 1 alone": 0.0, "gate 1 (with 1b)": 0.0, "gate 1b": 0.0}
+    for r in range(repeats):
+        for name in PASSES[r % len(PASSES) :] + PASSES[: r % len(PASSES)]:
+            if name == "naive, sequential":
+                times[name].append(naive(dirs))
+            elif name == "naive, parallel":
+                times[name].append(naive_parallel(dirs, workers))
+            elif name == "gate 1 alone":
+                t, g1, _ = await gates(dirs, workers, invariance=False)
+                times[name].append(t)
+                runs["gate 1 alone"] += g1
+            else:
+                t, g1, inv = await gates(dirs, workers, invariance=True)
+                times[name].append(t)
+                runs["gate 1 (with 1b)"] += g1
+                runs["gate 1b"] += inv
     t_mpi = mpi_runs = 0.0
     if mpi_candidates:
         sub = dirs[:mpi_candidates]
         t_mpi, _, mpi_runs = await gates(sub, workers, invariance=True, mpi_ranks=2)
-    return t_g1, g1_runs, t_g1b, g1_runs_b, inv_runs, t_mpi, mpi_runs
+    return times, runs, (t_mpi, mpi_runs)
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    n = int(args[0]) if args else 20
-    with_mpi = "--mpi" in sys.argv
+    ap = argparse.ArgumentParser()
+    ap.add_argument("n", type=int, nargs="?", default=20)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--mpi", action="store_true")
+    args = ap.parse_args()
+    n, repeats = args.n, args.repeats
     workers = os.cpu_count() or 1
     root = Path(tempfile.mkdtemp(prefix="bench-invariance-"))
     try:
@@ -90,32 +113,51 @@ def main() -> None:
         dirs = make_candidates(n, root, seed=11)
         print(f"generated {n} candidates in {time.perf_counter() - t0:.1f} s")
         naive(dirs[:4])  # warm the FFCx cache (one per family)
-        t_naive = naive(dirs)
         m = min(n, 4)
-        t_g1, g1_runs, t_g1b, g1_runs_b, inv_runs, t_mpi, mpi_runs = asyncio.run(
-            passes(dirs, workers, m if with_mpi else 0)
+        times, runs, (t_mpi, mpi_runs) = asyncio.run(
+            passes(dirs, workers, repeats, m if args.mpi else 0)
         )
-        rows = [
-            ("naive loop (python solution.py, sequential)", t_naive),
-            (f"gate 1 alone, warm ({workers} workers)", t_g1),
-            (f"gate 1 + gate 1b, warm ({workers} workers)", t_g1b),
-        ]
-        if with_mpi:
-            rows.append((f"gate 1 + gate 1b with --mpi-ranks 2 ({m} candidates)", t_mpi))
         sandbox.stop_warm_servers()
-        for name, seconds in rows:
-            count = m if with_mpi and "mpi" in name else n
-            print(f"{name:52s} {seconds:6.1f} s  {60 * count / seconds:7.1f} candidates/min")
+        label = {
+            "naive, sequential": "naive loop (python solution.py, sequential)",
+            "naive, parallel": f"naive loop (python solution.py, {workers} at a time)",
+            "gate 1 alone": f"gate 1 alone, warm ({workers} workers)",
+            "gate 1 + gate 1b": f"gate 1 + gate 1b, warm ({workers} workers)",
+        }
+        for name in PASSES:
+            med = statistics.median(times[name])
+            print(f"{label[name]:52s} {spread(times[name])}  {60 * n / med:7.1f} candidates/min")
+        if args.mpi:
+            print(f"gate 1 + gate 1b with --mpi-ranks 2 ({m} candidates): {t_mpi:.1f} s")
+        done = repeats * n
+        g1b, g1_with = runs["gate 1b"], runs["gate 1 (with 1b)"]
         print(
-            f"gate 1b per candidate: {inv_runs / n:.3f} s vs gate 1's {g1_runs_b / n:.3f} s in "
-            f"the same pass ({inv_runs / g1_runs_b:.2f}x; gate 1 alone: {g1_runs / n:.3f} s)"
+            f"gate 1b per candidate: {g1b / done:.3f} s vs gate 1's {g1_with / done:.3f} s in "
+            f"the same passes ({g1b / g1_with:.2f}x; gate 1 alone: "
+            f"{runs['gate 1 alone'] / done:.3f} s)"
         )
         for name, seconds in CHECK_SECONDS.items():
-            print(f"  of which {name}: {seconds / (REPEATS * n):.3f} s per candidate")
-        print(f"wall-clock cost of adding gate 1b: {(t_g1b - t_g1) / t_g1:+.0%} over gate 1 alone")
-        print(f"ratio gate 1 alone / naive throughput:       {t_naive / t_g1:.2f}x")
-        print(f"ratio gate 1 + gate 1b / naive throughput:   {t_naive / t_g1b:.2f}x  (goal >= 4x)")
-        if with_mpi:
+            print(f"  of which {name}: {seconds / done:.3f} s per candidate")
+        g1, both = (
+            statistics.median(times["gate 1 alone"]),
+            statistics.median(times["gate 1 + gate 1b"]),
+        )
+        print(
+            f"wall-clock cost of adding gate 1b: {(both - g1) / g1:+.0%} over gate 1 alone (medians)"
+        )
+        par, seq = times["naive, parallel"], times["naive, sequential"]
+        print("throughput ratios (naive time / gated time; goal >= 4x at the same worker count):")
+        print(
+            ratio_line(f"  gate 1 alone / naive, {workers} at a time", par, times["gate 1 alone"])
+        )
+        print(
+            ratio_line(
+                f"  gate 1 + gate 1b / naive, {workers} at a time", par, times["gate 1 + gate 1b"]
+            )
+        )
+        print(ratio_line("  gate 1 alone / naive, sequential", seq, times["gate 1 alone"]))
+        print(ratio_line("  gate 1 + gate 1b / naive, sequential", seq, times["gate 1 + gate 1b"]))
+        if args.mpi:
             print(f"2-rank MPI check: {mpi_runs / m:.2f} s of runs per candidate (gate 1b total)")
         print(f"network: {sandbox.protections()['network (bwrap)']}")
     finally:

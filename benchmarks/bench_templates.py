@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_templates.py [--n 8] [--seed 0] [--families a,b]
 
 The generator computes the correct value and every mistake it tries in one warm worker
-process, then runs the saved solution once in a fresh process. The naive baseline
+process and checks the saved solution by that worker's printed line (no fresh run; see
+``bench_template_run.py`` for the old fresh-process self-check). The naive baseline
 computes exactly the same values (the correct one and each evaluated mistake, read from
 meta.json) with a fresh ``python script.py`` process per value. Both are reported as
 candidates per minute; the ratio is generator / baseline.

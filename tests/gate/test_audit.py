@@ -349,6 +349,35 @@ def test_vectorised_clusters_edge_cases() -> None:
         similar_clusters([a], 0.0)
 
 
+def test_audit_reads_gate_results_in_pages(db, result, monkeypatch) -> None:
+    """Issue 27: the audit pages through the gate results and keeps of a screen call only
+    what it reads; the figures are those of the whole table read at once."""
+    from scigate.gate import _audit
+
+    store = db[0]
+    monkeypatch.setattr(_audit, "PAGE", 2)
+    pages = list(_audit.gate_pages(store))
+    assert len(pages) > 2 and all(len(p) <= 2 for p in pages)
+    assert [g for p in pages for g in p] == _audit.gate_rows(store)
+    assert audit(store) == result
+    bulk = {"solution", "meta", "answer_value", "generator"}  # what the audit does not read
+    assert [c.model_dump(exclude=bulk) for c in _audit.audit_candidates(store)] == [
+        c.model_dump(exclude=bulk) for c in store.candidates()
+    ]
+    assert [
+        c.model_dump(exclude={"meta"}) for c in _audit.audit_candidates(store, solutions=True)
+    ] == [c.model_dump(exclude={"meta"}) for c in store.candidates()]
+    screen = next(g for g in _audit.gate_rows(store) if (g["detail"] or {}).get("calls"))
+    view = _audit.audit_view(screen)
+    assert all(set(c) <= {"order", "chosen_letter", "correct"} for c in view["detail"]["calls"])
+    assert [c.get("correct") for c in view["detail"]["calls"]] == [
+        c.get("correct") for c in screen["detail"]["calls"]
+    ]
+    assert {k: v for k, v in view.items() if k != "detail"} == {
+        k: v for k, v in screen.items() if k != "detail"
+    }
+
+
 def test_gc_paused_restores_the_collector() -> None:
     import gc
 
@@ -650,3 +679,83 @@ def test_a_loop_repeat_with_another_proposal_is_a_flagged_conflict(tmp_path: Pat
     assert sorted(c.groups[0].proposals.values()) == ["A", "B"]
     assert sorted(c.groups[0].verified) == sorted(c.groups[0].ids)
     store.close()
+
+
+# -- near-linear clustering on templated questions (issue 27, item 2) ----------------------
+
+_TEMPLATES = [
+    "Solve the Poisson problem on a {a} by {b} mesh with coefficient {c} and report {d} times {e}.",
+    "Tabulate the degree {a} element at ({c}, {d}) and report basis function {b} times {e}.",
+    "For elasticity with modulus {c} and ratio {d} on a {a} by {b} beam report tip {e}.",
+    "Project g = sin({c} x) onto DG{a} on a {b} mesh; report the error times {e} and {d}.",
+]
+
+
+def _templated_questions(rng: random.Random, n: int, spread: int) -> list[str]:
+    """Questions from a few templates whose numbers repeat across families (as in the
+    benchmark), so rare tokens are shared by dissimilar questions; `spread` sets how
+    many distinct numbers there are (few: most pairs of a family are similar)."""
+    out = []
+    for _ in range(n):
+        t = rng.choice(_TEMPLATES)
+        out.append(
+            t.format(
+                a=rng.randint(2, 2 + spread),
+                b=rng.randint(2, 2 + spread),
+                c=f"0.{rng.randint(0, spread):03d}",
+                d=f"0.{rng.randint(0, spread):03d}",
+                e=rng.choice(["1.5", "2.25", "x", "y"]),
+            )
+        )
+    return out
+
+
+def _all_pairs_clusters(sets: list[frozenset[str]], t: float) -> list[list[int]]:
+    """The quadratic reference: components of the graph of every pair with Jaccard >= t."""
+    return clusters(len(sets), [(i, j, 1.0) for i, j in _brute(sets, t)])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("threshold", [0.5, 0.7, 0.8])
+@pytest.mark.parametrize("rounds", [0, 1, 8])
+def test_text_clusters_equal_all_pairs_on_templated_questions(
+    seed: int, threshold: float, rounds: int, monkeypatch
+) -> None:
+    from scigate.gate import _similarity
+    from scigate.gate._similarity import text_clusters
+
+    rng = random.Random(3000 + seed)
+    texts = _templated_questions(rng, rng.choice([40, 150, 260]), rng.choice([3, 12, 60]))
+    texts += [""] * rng.randint(0, 2) + [texts[0]] * rng.randint(0, 2)
+    rng.shuffle(texts)
+    want = _all_pairs_clusters([tokens(t) for t in texts], threshold)
+    # few merge rounds leave parts apart: the bound of pass (3) and its pairs decide
+    monkeypatch.setattr(_similarity, "_MERGE_ROUNDS", rounds)
+    assert text_clusters(texts, threshold) == want
+    assert similar_clusters([tokens(t) for t in texts], threshold) == want
+    monkeypatch.setattr(_similarity, "_MAX_WORDS", 0)  # sparse rows and unions
+    monkeypatch.setattr(_similarity, "_BATCH", 5)
+    assert text_clusters(iter(texts), threshold) == want
+
+
+def test_part_bound_rules_out_families_sharing_only_numbers() -> None:
+    """Two families that share their numbers but few words: after the merge passes no
+    (item, other family) couple is left to verify, and the clusters are the families."""
+    import numpy as np
+
+    from scigate.gate._similarity import _TokenIndex
+
+    texts = [f"alpha beta gamma delta epsilon zeta eta theta {k} {k + 1}" for k in range(60)] + [
+        f"one two three four five six seven eight {k} {k + 1}" for k in range(60)
+    ]
+    vocab: dict[str, int] = {}
+    sets = [tokens(t) for t in texts]
+    ids = np.array([vocab.setdefault(w, len(vocab)) for s in sets for w in s])
+    index = _TokenIndex(np.array([len(s) for s in sets]), ids, len(vocab), 0.7)
+    family = np.array([0] * 60 + [1] * 60)
+    assert len(index.open_item_parts(family)) == 0
+    assert sum(p.shape[1] for p in index.cross_pairs(family, np.zeros(0, np.int64))) == 0
+    assert _all_pairs_clusters(sets, 0.7) == [list(range(60)), list(range(60, 120))]
+    from scigate.gate._similarity import text_clusters
+
+    assert text_clusters(texts, 0.7) == [list(range(60)), list(range(60, 120))]

@@ -306,3 +306,18 @@ def test_chromium_renders_rejections_and_transfer(two_family_report, tmp_path: P
     assert 'id="rejections"' in dom and 'id="transfer"' in dom
     assert "Only one family ran" in dom  # the no-tool screens are all of one family
     assert re.search(r"<svg[^>]*>.*?invariance.*?</svg>", dom, re.S)  # the per-gate chart
+
+
+def test_report_reads_gate_results_page_by_page(report, tmp_path: Path, monkeypatch) -> None:
+    """Issue 27: pages of one row give the same report data as the whole table at once."""
+    import json
+
+    from scigate.gate import _audit
+
+    files, store, _ = report
+    monkeypatch.setattr(_audit, "PAGE", 1)
+    paged = build_report(store, tmp_path / "paged")
+    old, new = (json.loads(f.summary.read_text()) for f in (files, paged))
+    assert old["audit"] == new["audit"] and old["funnel"] == new["funnel"]
+    items = embedded_items(paged.html.read_text())
+    assert items == embedded_items(files.html.read_text()) == browser_items(store)

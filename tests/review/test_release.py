@@ -150,7 +150,7 @@ def test_bench_item_page_shows_the_solver_and_its_calls(tmp_path: Path) -> None:
 
     scripted = Path(__file__).parents[1] / "agents" / "models" / "scripted.py"
     config = BuildConfig(
-        n=1, levels=[1], formats=["question & answer"], domains=["chemistry"], seed=5,
+        n=1, levels=[1], formats=["question & answer"], domains=["chemistry"], seed=9,
         max_attempts=10, solver=f"python/{scripted}:policy",
     )  # fmt: skip
     report = build(config, tmp_path / "b.db", tmp_path / "b.jsonl")

@@ -17,12 +17,15 @@
   and the letters and value ranks of the accepted pool's correct options.
 
 Every function reads the database in a few whole-table queries (never one query per
-candidate), so a 10,000-candidate database is audited in seconds.
+candidate), so a 10,000-candidate database is audited in seconds. The gate results are
+read in pages of PAGE rows and kept only as the audit needs them (`audit_view`: no
+screen replies, no transcripts), and only the latest per candidate, gate and screen.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -34,7 +37,7 @@ from pydantic import BaseModel, Field
 from scigate.gate._candidate import LETTERS
 from scigate.gate._conflicts import ConflictAudit, conflict_audit
 from scigate.gate._rejections import RejectionBreakdown, rejection_breakdown
-from scigate.gate._similarity import similar_clusters, tokens
+from scigate.gate._similarity import text_clusters
 from scigate.gate._transfer import TransferAudit, solver_transfer
 from scigate.gate._values import value_rank
 from scigate.store._records import CandidateRecord
@@ -122,9 +125,9 @@ def audit(
 
 
 def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
-    cand_list = candidates if candidates is not None else store.candidates()
+    cand_list = candidates if candidates is not None else audit_candidates(store)
     cands = {c.id: c for c in cand_list}
-    latest = latest if latest is not None else latest_results(store)
+    latest = latest if latest is not None else latest_results(store, audit_rows(store))
     ids = sorted(cands, key=lambda i: (cands[i].created_at, i))
     verified_ids = [cid for cid in ids if _outcome(latest, cid, "verify", "") == "pass"]
     verified = [cands[c] for c in verified_ids]
@@ -143,9 +146,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         dup_groups[cands[cid].question_key].append(cid)
     exact = [g for g in dup_groups.values() if len(g) > 1]
 
-    # tokenised once: the pool's clusters reuse the token sets of all candidates
-    token_sets = {cid: tokens(cands[cid].question) for cid in ids}
-    groups = _jaccard_groups([token_sets[i] for i in ids])
+    groups = _jaccard_groups(cands[i].question for i in ids)
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
@@ -153,7 +154,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
     pool_ids = db_funnel(store, latest, screen_names, cands)["pool_ids"]
     pool = [cands[c] for c in pool_ids]
     pool_families = Counter((c.family or "(none)") for c in pool)
-    pool_groups = _jaccard_groups([token_sets[c.id] for c in pool])
+    pool_groups = _jaccard_groups(c.question for c in pool)
     return Audit(
         candidates=len(cands),
         verified=len(verified),
@@ -241,10 +242,31 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _jaccard_groups(token_sets: list[frozenset[str]]) -> list[list[int]]:
-    if not token_sets:
-        return []
-    return similar_clusters(token_sets, JACCARD_THRESHOLD)
+def _jaccard_groups(questions: Iterable[str]) -> list[list[int]]:
+    """Token-Jaccard clusters of the questions (near-linear; see `text_clusters`)."""
+    return text_clusters(questions, JACCARD_THRESHOLD)
+
+
+def audit_candidates(store: Any, *, solutions: bool = False) -> list[CandidateRecord]:
+    """Every candidate, oldest first, with what the audit reads: no solution, no meta
+    (the bulk of a candidate's record), read PAGE rows per query. `solutions` adds the
+    solution, generator and answer value (what the report's item browser shows)."""
+    out: list[CandidateRecord] = []
+    last = -1
+    extra = ", solution, generator, answer_value" if solutions else ""
+    while True:
+        page = store.query(
+            "SELECT rowid AS k, id, run_id, question, options, answer, family, duplicate_of,"
+            f" created_at{extra} FROM candidates WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (last, PAGE),
+        )
+        if not page:
+            return out
+        last = page[-1].pop("k")
+        for row in page:
+            row.pop("k", None)
+            row["run_id"] = row["run_id"] or ""
+            out.append(CandidateRecord.model_validate(row))
 
 
 def gate_rows(store: Any) -> list[dict[str, Any]]:
@@ -255,10 +277,57 @@ def gate_rows(store: Any) -> list[dict[str, Any]]:
     )
 
 
-def latest_results(store: Any, rows: list[dict[str, Any]] | None = None) -> Latest:
+#: Gate results read per query by `gate_pages` (bounds how many are decoded at once).
+PAGE = 5_000
+#: What `_screen_audit` reads of a screen call; `audit_view` keeps only these.
+_CALL_KEYS = ("order", "chosen_letter", "correct")
+#: Columns whose values repeat from row to row: `audit_view` shares one string for each.
+_SHARED = frozenset({"run_id", "gate", "screen", "outcome"})
+
+
+def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
+    """The gate results as `gate_rows` has them, PAGE rows per query (keyset paging)."""
+    last = None
+    while True:
+        page = store.query(
+            "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
+            " created_at FROM gate_results WHERE id > ? ORDER BY id LIMIT ?",
+            (-1 if last is None else last, PAGE),
+        )
+        if not page:
+            return
+        yield page
+        last = page[-1]["id"]
+
+
+def audit_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A gate result as the audit reads it: screen calls without their replies (only
+    `_CALL_KEYS`), no solver transcript; everything else as stored. The strings that
+    repeat from row to row (run, gate, screen, outcome) are shared, not copied."""
+    out = {k: sys.intern(v) if k in _SHARED and isinstance(v, str) else v for k, v in row.items()}
+    detail = row.get("detail")
+    if not isinstance(detail, dict) or not ("calls" in detail or "transcript_tail" in detail):
+        return out
+    slim = {k: v for k, v in detail.items() if k != "transcript_tail"}
+    if isinstance(slim.get("calls"), list):
+        slim["calls"] = [
+            {k: c[k] for k in _CALL_KEYS if k in c} if isinstance(c, dict) else c
+            for c in slim["calls"]
+        ]
+    out["detail"] = slim
+    return out
+
+
+def audit_rows(store: Any) -> Iterator[dict[str, Any]]:
+    """Every gate result in id order as `audit_view` has it, read page by page."""
+    for page in gate_pages(store):
+        yield from (audit_view(g) for g in page)
+
+
+def latest_results(store: Any, rows: Iterable[dict[str, Any]] | None = None) -> Latest:
     """candidate id -> (gate, screen) -> the most recent gate result (one query).
 
-    `rows` (from `gate_rows`) may be passed in when the caller has already loaded them.
+    `rows` (from `gate_rows` or `audit_rows`, any iterable) may be passed in instead.
     The most recent is the latest `created_at`, ties broken by the larger id.
     """
     out: Latest = defaultdict(dict)
@@ -487,7 +556,7 @@ def _in_loop_funnel(
     )[0]["n"]
     if other:
         gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
-        latest = latest_results(store, [g for g in gate_rows(store) if g["run_id"] in gate_runs])
+        latest = latest_results(store, (g for g in audit_rows(store) if g["run_id"] in gate_runs))
     in_loop = {
         s
         for r in store.runs()

@@ -16,7 +16,17 @@ from pydantic import BaseModel
 from scigate import __version__
 from scigate._atomic import write_text_atomic
 from scigate.errors import BadInput
-from scigate.gate._audit import Audit, Latest, audit, gate_rows, gc_paused, latest_results
+from scigate.gate._audit import (
+    Audit,
+    Latest,
+    audit,
+    audit_candidates,
+    audit_view,
+    gate_pages,
+    gate_rows,
+    gc_paused,
+    latest_results,
+)
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.gate._katex import katex_assets
 from scigate.gate._workers import distinct_executors, executor_text
@@ -50,11 +60,20 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     with gc_paused():  # see gc_paused: many long-lived containers, no cycles
-        candidates = store.candidates()
-        rows = gate_rows(store)  # one pass over the gate results for the audit and the browser
-        latest = latest_results(store, rows)
+        candidates = audit_candidates(store, solutions=True)  # no meta: neither reads it
+        # one pass over the gate results, page by page: each row becomes its browser
+        # record and its audit view, and is not kept whole (replies and transcripts)
+        records: dict[str, list[dict[str, Any]]] = {}
+
+        def views() -> Any:
+            for page in gate_pages(store):
+                for g in page:
+                    records.setdefault(g["candidate_id"], []).append(_record(g))
+                    yield audit_view(g)
+
+        latest = latest_results(store, views())
         result = audit(store, candidates=candidates, latest=latest)
-        items = browser_items(store, candidates=candidates, latest=latest, rows=rows)
+        items = browser_items(store, candidates=candidates, latest=latest, records=records)
         runs = runs_with_executors(store)
         summary = {
             "scigate_version": __version__,
@@ -90,30 +109,24 @@ def browser_items(
     candidates: list[CandidateRecord] | None = None,
     latest: Latest | None = None,
     rows: list[dict[str, Any]] | None = None,
+    records: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per candidate for the item browser, with every gate record.
 
     The status comes from the latest result of each gate across all runs, so a rescreen
     that rejects a candidate the loop accepted shows it as rejected; it is the status
-    `v_candidate_status` gives (`scigate.store.candidate_status`, docs/outcomes.md). `candidates`,
-    `latest` and `rows` (from `gate_rows`) may be passed in when already loaded.
+    `v_candidate_status` gives (`scigate.store.candidate_status`, docs/outcomes.md).
+    `candidates`, `latest` and `rows` (from `gate_rows`) or `records` (candidate id ->
+    `_record` of each of its gate results, in id order) may be passed in when already loaded.
     """
-    rows = rows if rows is not None else gate_rows(store)
-    latest = latest if latest is not None else latest_results(store, rows)
+    if records is None:
+        rows = rows if rows is not None else gate_rows(store)
+        latest = latest if latest is not None else latest_results(store, rows)
+        records = {}
+        for g in rows:
+            records.setdefault(g["candidate_id"], []).append(_record(g))
+    latest = latest if latest is not None else latest_results(store)
     cands = candidates if candidates is not None else store.candidates()
-    records: dict[str, list[dict[str, Any]]] = {}
-    for g in rows:
-        records.setdefault(g["candidate_id"], []).append(
-            {
-                "gate": g["gate"],
-                "screen": g["screen"],
-                "outcome": g["outcome"],
-                "reason": g["reason"],
-                "seconds": g["seconds"],
-                "run": g["run_id"],
-                "detail": _slim(g.get("detail") or {}),
-            }
-        )
     screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
     items = []
@@ -137,6 +150,19 @@ def browser_items(
             }
         )
     return items
+
+
+def _record(g: dict[str, Any]) -> dict[str, Any]:
+    """A gate result as the item browser shows it."""
+    return {
+        "gate": g["gate"],
+        "screen": g["screen"],
+        "outcome": g["outcome"],
+        "reason": g["reason"],
+        "seconds": g["seconds"],
+        "run": g["run_id"],
+        "detail": _slim(g.get("detail") or {}),
+    }
 
 
 def _slim(detail: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
@@ -90,25 +92,72 @@ def clusters(n: int, pairs: list[tuple[int, int, float]]) -> list[list[int]]:
 def similar_clusters(sets: list[frozenset[str]], threshold: float) -> list[list[int]]:
     """Connected components of the Jaccard >= threshold graph, largest first, exactly.
 
-    Equal to `clusters(len(sets), similar_pairs(sets, threshold))` without verifying
-    every prefix-sharing pair: templated questions form clusters with millions of
-    similar pairs, but a pair whose ends are already connected cannot change the
-    components. In two vectorised passes: (1) in each prefix token's list of items
-    (ordered by size) every item is verified against its neighbour, which joins most of
-    each cluster; (2) every prefix-sharing pair whose ends are still in different parts
-    is verified. A similar pair always shares a prefix token, so it is either verified
-    in (2) or already connected by (1): the components of the verified edges are exact.
+    Equal to `clusters(len(sets), similar_pairs(sets, threshold))`; see `_components_of`.
     """
     if not 0 < threshold <= 1:
         raise ValueError("threshold must be in (0, 1]")
-    n = len(sets)
+    vocab: dict[str, int] = {}
+    sizes = np.fromiter((len(s) for s in sets), np.int64, len(sets))
+    ids = np.fromiter(
+        (vocab.setdefault(t, len(vocab)) for s in sets for t in s), np.int64, int(sizes.sum())
+    )
+    return _components_of(sizes, ids, len(vocab), threshold)
+
+
+def text_clusters(texts: Iterable[str], threshold: float) -> list[list[int]]:
+    """`similar_clusters` of the `tokens` of each text, without a frozenset per text.
+
+    The texts are read one at a time (an iterator of database rows will do): only the
+    token ids are kept, a few bytes per token instead of a Python set per question.
+    """
+    if not 0 < threshold <= 1:
+        raise ValueError("threshold must be in (0, 1]")
+    vocab: dict[str, int] = {}
+    sizes: list[int] = []
+    ids: list[int] = []
+    for text in texts:
+        row = {vocab.setdefault(t, len(vocab)) for t in _TOKEN.findall(text.lower())}
+        sizes.append(len(row))
+        ids.extend(row)
+    return _components_of(
+        np.array(sizes, dtype=np.int64), np.array(ids, dtype=np.int64), len(vocab), threshold
+    )
+
+
+def _components_of(
+    sizes: np.ndarray, ids: np.ndarray, vocab: int, threshold: float
+) -> list[list[int]]:
+    """The clusters of the sets given as `sizes` and their concatenated token ids.
+
+    A similar pair always shares a prefix token (prefix filtering), so verifying every
+    prefix-sharing pair gives the exact components; but templated questions share their
+    rare tokens (numbers) across families, and that is a quadratic number of dissimilar
+    pairs. Only pairs whose ends lie in different parts can change the components, so:
+    (1) in each prefix token's list of items (ordered by size) every item is verified
+    against its neighbour, and (2) against the next item of another part, repeated while
+    parts merge; both are linear and join most of each cluster. (3) For each item x and
+    part P sharing a prefix token with it, |x ∩ (union of P's sets)| bounds the overlap of
+    x with every member of P; a similar pair needs an overlap >= threshold * |x| (and the
+    same from the other end), so (x, P) below that cannot hold a similar pair. Every
+    prefix-sharing pair whose ends are in different parts and pass this bound both ways
+    is verified. A similar pair is thus either verified or already connected: the
+    components of the verified edges are exact.
+    """
+    n = len(sizes)
     if n == 0:
         return []
-    index = _TokenIndex(sets, threshold)
+    index = _TokenIndex(sizes, ids, vocab, threshold)
     edges = [index.similar_only(index.neighbour_pairs())]
     part = _components(n, edges)
-    edges += [index.similar_only(pairs) for pairs in index.cross_pairs(part)]
-    empties = np.flatnonzero(index.sizes == 0)
+    for _ in range(_MERGE_ROUNDS):
+        found = index.similar_only(index.next_part_pairs(part))
+        if not found.shape[1]:
+            break
+        edges.append(found)
+        part = _components(n, edges)
+    allowed = index.open_item_parts(part)
+    edges += [index.similar_only(pairs) for pairs in index.cross_pairs(part, allowed)]
+    empties = np.flatnonzero(sizes == 0)
     if len(empties) > 1:  # empty sets are identical to each other (Jaccard 1)
         edges.append(np.stack([np.full(len(empties) - 1, empties[0]), empties[1:]]))
     return _groups(_components(n, edges))
@@ -118,39 +167,54 @@ def similar_clusters(sets: list[frozenset[str]], threshold: float) -> list[list[
 _BATCH = 1 << 22
 #: Bitsets (popcount) count overlaps up to this many 64-bit words per set; sparse rows beyond.
 _MAX_WORDS = 256
+#: At most this many rounds of pass (2) (each is linear; two or three usually suffice).
+_MERGE_ROUNDS = 8
 
 
 class _TokenIndex:
     """Token-id rows of the sets (rarest token first), their prefixes and an overlap counter."""
 
-    def __init__(self, sets: list[frozenset[str]], threshold: float, *, bitsets: bool = True):
-        self.n, self.threshold = len(sets), threshold
-        df = Counter(t for s in sets for t in s)
-        # ids in (document frequency, token) order: each row's prefix is its smallest ids
-        rank = {t: k for k, t in enumerate(sorted(df, key=lambda t: (df[t], t)))}
-        self.sizes = np.fromiter((len(s) for s in sets), np.int64, self.n)
-        total = int(self.sizes.sum())
-        rows = np.repeat(np.arange(self.n, dtype=np.int64), self.sizes)
-        ids = np.fromiter((rank[t] for s in sets for t in s), np.int64, total)
-        vocab = max(len(rank), 1)
-        ids = np.sort(rows * vocab + ids) - rows * vocab  # sorted within each row
+    def __init__(
+        self,
+        sizes: np.ndarray,
+        ids: np.ndarray,
+        vocab: int,
+        threshold: float,
+        *,
+        bitsets: bool = True,
+    ):
+        self.n, self.threshold, self.sizes = len(sizes), threshold, sizes
+        total = len(ids)
+        rows = np.repeat(np.arange(self.n, dtype=np.int64), sizes)
+        df = np.bincount(ids, minlength=vocab)
+        # ids ranked by (document frequency, first appearance): a row's prefix is its rarest
+        rank = np.empty(vocab, dtype=np.int64)
+        rank[np.argsort(df, kind="stable")] = np.arange(vocab)
+        vocab = max(vocab, 1)
+        ids = np.sort(rows * vocab + rank[ids]) - rows * vocab  # sorted within each row
         start = np.zeros(self.n + 1, dtype=np.int64)
-        np.cumsum(self.sizes, out=start[1:])
+        np.cumsum(sizes, out=start[1:])
         # The smallest overlap a similar pair can have; the epsilon keeps float error in
         # threshold * m (e.g. 0.55 * 100 = 55.00000000000001) from shortening the prefix.
-        need = np.ceil(threshold * self.sizes - _EPS).astype(np.int64)
-        prefix_len = np.where(self.sizes > 0, self.sizes - need + 1, 0)
+        need = np.ceil(threshold * sizes - _EPS).astype(np.int64)
+        prefix_len = np.where(sizes > 0, sizes - need + 1, 0)
         in_prefix = np.arange(total) - start[rows] < prefix_len[rows]
         self.prefix_items, self.prefix_tokens = rows[in_prefix], ids[in_prefix]
         # Tokens in one set only can never be shared: the overlap counter leaves them out.
-        once = int(np.searchsorted(np.array(sorted(df.values())), 2)) if df else 0
+        once = int(np.count_nonzero(df < 2))
         shared = ids >= once
         self._bits: np.ndarray | None = None
         words = max((vocab - once + 63) // 64, 1)
         if bitsets and words <= _MAX_WORDS:
-            dense = np.zeros((self.n, words * 64), dtype=bool)
-            dense[rows[shared], ids[shared] - once] = True
-            self._bits = np.packbits(dense, axis=1, bitorder="little").view(np.uint64)
+            # one bit per shared token; the bits of a word are distinct, so adding is or-ing
+            bit = ids[shared] - once
+            key = rows[shared] * words + (bit >> 6)  # ascending: ids are sorted in each row
+            val = np.left_shift(np.uint64(1), (bit & 63).astype(np.uint64))
+            flat = np.zeros(self.n * words, dtype=np.uint64)
+            if len(key):
+                first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+                flat[key[first]] = np.add.reduceat(val, first)
+            self._bits = flat.reshape(self.n, words)
         else:
             self._rows = csr_matrix(
                 (np.ones(int(shared.sum()), np.int32), (rows[shared], ids[shared])),
@@ -159,14 +223,18 @@ class _TokenIndex:
 
     def overlaps(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """|sets[i] ∩ sets[j]| for each pair, exactly."""
+        return self._overlaps(i, j, self._bits if self._bits is not None else self._rows)
+
+    def _overlaps(self, i: np.ndarray, j: np.ndarray, other: Any) -> np.ndarray:
+        """|sets[i] ∩ other[j]| for each pair (`other`: bitset rows or sparse rows)."""
         out = np.empty(len(i), dtype=np.int64)
         step = 1 << 16
         for k in range(0, len(i), step):
             a, b = i[k : k + step], j[k : k + step]
             if self._bits is not None:
-                out[k : k + step] = _popcount_rows(self._bits[a] & self._bits[b])
+                out[k : k + step] = _popcount_rows(self._bits[a] & other[b])
             else:
-                both = self._rows[a].multiply(self._rows[b])
+                both = self._rows[a].multiply(other[b])
                 out[k : k + step] = np.asarray(both.sum(axis=1)).ravel()
         return out
 
@@ -185,17 +253,92 @@ class _TokenIndex:
         sim = inter / (self.sizes[i] + self.sizes[j] - inter) >= self.threshold
         return np.stack([i[sim], j[sim]])
 
-    def neighbour_pairs(self) -> np.ndarray:
-        """Each item paired with the next one in each of its prefix tokens' lists (by size)."""
+    def _by_size(self) -> tuple[np.ndarray, np.ndarray]:
+        """The prefix entries (items, tokens) ordered by token, then size, then item."""
         items, toks = self.prefix_items, self.prefix_tokens
         order = np.lexsort((items, self.sizes[items], toks))
-        items, toks = items[order], toks[order]
+        return items[order], toks[order]
+
+    def neighbour_pairs(self) -> np.ndarray:
+        """Each item paired with the next one in each of its prefix tokens' lists (by size)."""
+        items, toks = self._by_size()
         same = toks[1:] == toks[:-1]
         return _unique_pairs(items[:-1][same], items[1:][same], self.n)
 
-    def cross_pairs(self, part: np.ndarray):
-        """Batches of the distinct prefix-sharing pairs whose items lie in different parts."""
+    def next_part_pairs(self, part: np.ndarray) -> np.ndarray:
+        """Each item paired, in each of its prefix tokens' lists (by size), with the first
+        item after it that lies in another part."""
+        items, toks = self._by_size()
+        if not len(items):
+            return np.zeros((2, 0), dtype=np.int64)
+        p = part[items]
+        new_run = np.concatenate(([True], (toks[1:] != toks[:-1]) | (p[1:] != p[:-1])))
+        run_start = np.flatnonzero(new_run)
+        run = np.cumsum(new_run) - 1
+        has_next = run + 1 < len(run_start)
+        src = np.flatnonzero(has_next)
+        dst = run_start[run[src] + 1]
+        same_token = toks[dst] == toks[src]
+        return _unique_pairs(items[src[same_token]], items[dst[same_token]], self.n)
+
+    def open_item_parts(self, part: np.ndarray) -> np.ndarray:
+        """Sorted keys `x * parts + P` of the (item, other part) couples sharing a prefix
+        token whose bound |x ∩ union of P| reaches threshold * |x|: only these can hold a
+        similar pair."""
+        k = int(part.max()) + 1 if len(part) else 1
         items, toks = self.prefix_items, self.prefix_tokens
+        p = part[items]
+        order = np.lexsort((p, toks))
+        items, toks, p = items[order], toks[order], p[order]
+        if not len(items):
+            return np.zeros(0, dtype=np.int64)
+        # groups: the runs of one (token, part); a token's groups are consecutive
+        g_first = np.flatnonzero(
+            np.concatenate(([True], (toks[1:] != toks[:-1]) | (p[1:] != p[:-1])))
+        )
+        g_tok, g_part = toks[g_first], p[g_first]
+        lo = np.searchsorted(g_tok, toks, "left")
+        own = np.searchsorted(g_first, np.arange(len(items)), "right") - 1
+        count = np.searchsorted(g_tok, toks, "right") - lo - 1  # the token's other groups
+        keys = []
+        for a, b in _batches(count):
+            c = count[a:b]
+            total = int(c.sum())
+            if not total:
+                continue
+            src = np.repeat(np.arange(a, b), c)
+            g = lo[src] + np.arange(total) - np.repeat(np.cumsum(c) - c, c)
+            g += g >= own[src]  # skip the entry's own group
+            keys.append(np.unique(items[src] * k + g_part[g]))
+        if not keys:
+            return np.zeros(0, dtype=np.int64)
+        key = np.unique(np.concatenate(keys))
+        x, q = key // k, key % k
+        bound = self._overlaps(x, q, self._part_unions(part, k))
+        return key[bound >= np.ceil(self.threshold * self.sizes[x] - _EPS)]
+
+    def _part_unions(self, part: np.ndarray, k: int) -> Any:
+        """Each part's union of shared tokens: bitset rows, or sparse rows."""
+        if self._bits is not None:
+            order = np.argsort(part, kind="stable")
+            first = np.searchsorted(part[order], np.arange(k))
+            return np.bitwise_or.reduceat(self._bits[order], first, axis=0)
+        member = csr_matrix(
+            (np.ones(self.n, np.int32), (part, np.arange(self.n))), shape=(k, self.n)
+        )
+        union = (member @ self._rows).tocsr()
+        union.data[:] = 1
+        return union
+
+    def cross_pairs(self, part: np.ndarray, allowed: np.ndarray) -> Iterator[np.ndarray]:
+        """Batches of the distinct prefix-sharing pairs whose items lie in different parts,
+        with both (item, the other's part) couples in `allowed` (from `open_item_parts`)."""
+        k = int(part.max()) + 1 if len(part) else 1
+        open_items = np.zeros(self.n, dtype=bool)
+        open_items[allowed // k] = True
+        items, toks = self.prefix_items, self.prefix_tokens
+        keep = open_items[items]
+        items, toks = items[keep], toks[keep]
         order = np.lexsort((part[items], toks))
         items, toks = items[order], toks[order]
         group = toks * self.n + part[items]  # sorted: token, then part
@@ -203,13 +346,7 @@ class _TokenIndex:
         group_end = np.searchsorted(group, group, side="right")
         # entry e pairs with every later entry of its token outside its own part
         count = token_end - group_end
-        ends = np.cumsum(count)
-        done = 0
-        while done < len(items):
-            # as many entries as keep the batch under _BATCH pairs (at least one)
-            stop = max(
-                int(np.searchsorted(ends, ends[done] - count[done] + _BATCH, "right")), done + 1
-            )
+        for done, stop in _batches(count):
             c = count[done:stop]
             total = int(c.sum())
             if total:
@@ -220,8 +357,26 @@ class _TokenIndex:
                 small = np.minimum(self.sizes[a], self.sizes[b])
                 large = np.maximum(self.sizes[a], self.sizes[b])
                 keep = small >= self.threshold * large - _EPS  # size filter, before sorting
+                keep &= _member(allowed, a * k + part[b]) & _member(allowed, b * k + part[a])
                 yield _unique_pairs(a[keep], b[keep], self.n)
-            done = stop
+
+
+def _batches(count: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Ranges [a, b) of entries whose counts add up to at most _BATCH (at least one entry)."""
+    ends = np.cumsum(count)
+    done = 0
+    while done < len(count):
+        stop = max(int(np.searchsorted(ends, ends[done] - count[done] + _BATCH, "right")), done + 1)
+        yield done, stop
+        done = stop
+
+
+def _member(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of `keys` is in the sorted array `sorted_keys`."""
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[pos] == keys
 
 
 _BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)

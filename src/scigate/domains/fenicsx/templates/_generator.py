@@ -4,8 +4,12 @@ For candidate ``index`` of a run with ``seed`` the generator draws parameters fo
 family ``families[index % len(families)]``, computes the correct value and the values of
 realistic mistakes with the same rendered script (one warm worker process), picks three
 distractors so that the correct value lands at the scheduled value rank, places it at
-the scheduled letter, writes the candidate directory and checks once, in a fresh
-process, that the saved ``solution.py`` prints the proposed option.
+the scheduled letter and writes the candidate directory. The self-check, that the saved
+``solution.py`` prints the proposed option, uses the warm worker's run of the very source
+that is saved (its printed line), not a second run in a fresh interpreter: gate 1 runs
+the saved script in a fresh sandboxed process anyway, so a fresh run here would repeat
+it (it was three quarters of the generation time). ``fresh_check=True`` restores the
+fresh-interpreter run, e.g. for candidates written outside a gate run.
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ class TemplateGenerator:
         python: str = sys.executable,
         timeout: float = 300.0,
         check_solution: bool = True,
+        fresh_check: bool = False,
     ):
         self.seed = seed
         self.families = list(families) if families is not None else list(FAMILIES)
@@ -87,6 +92,7 @@ class TemplateGenerator:
         self.python = python
         self.timeout = timeout
         self.check_solution = check_solution
+        self.fresh_check = fresh_check
         self.worker = ScriptWorker(python, timeout)
         self.scripts_run = 0
 
@@ -122,12 +128,13 @@ class TemplateGenerator:
             chosen = self._choose(family, params, rank, rng)
             if chosen is None:
                 continue
-            correct, picked, evaluated = chosen
+            correct, picked, evaluated, printed = chosen
             return self._write(
                 Path(out_dir),
                 family=family,
                 params=params,
                 correct=correct,
+                printed=printed,
                 picked=picked,
                 rank=rank,
                 letter=letter,
@@ -145,8 +152,9 @@ class TemplateGenerator:
 
     def _choose(
         self, family: str, params: dict[str, Any], rank: int, rng: random.Random
-    ) -> tuple[str, list[tuple[str, str]], dict[str, str | None]] | None:
-        """Correct value and three distractors at the scheduled rank, or None to redraw."""
+    ) -> tuple[str, list[tuple[str, str]], dict[str, str | None], str] | None:
+        """Correct value, three distractors at the scheduled rank, what was evaluated and
+        the line the solution's source printed in the worker; or None to redraw."""
         module = get_family(family)
         value = self.worker.run(render(family, params))
         self.scripts_run += 1
@@ -168,7 +176,7 @@ class TemplateGenerator:
                 pool.add(label, text)
             picked = pool.pick(rank, rng) if len(evaluated) >= min(len(singles), 5) else None
             if picked is not None:
-                return pool.correct, picked, evaluated
+                return pool.correct, picked, evaluated, value.printed
         return None
 
     def _write(
@@ -178,6 +186,7 @@ class TemplateGenerator:
         family: str,
         params: dict[str, Any],
         correct: str,
+        printed: str,
         picked: list[tuple[str, str]],
         rank: int,
         letter: str,
@@ -220,7 +229,8 @@ class TemplateGenerator:
         (out / "solution.py").write_text(render(family, params))
         (out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
         if self.check_solution:
-            printed = run_solution(out, self.python, self.timeout)
+            if self.fresh_check:
+                printed = run_solution(out, self.python, self.timeout)
             if printed != correct:
                 raise ScigateError(
                     f"{out}: solution.py printed {printed!r} but the worker computed {correct!r}"
@@ -244,12 +254,13 @@ class TemplateGenerator:
         chosen = self._choose(family, params, rank, rng)
         if chosen is None:
             raise ScigateError(f"{family}: these parameters cannot put the answer at rank {rank}")
-        correct, picked, evaluated = chosen
+        correct, picked, evaluated, printed = chosen
         return self._write(
             Path(out_dir),
             family=family,
             params=params,
             correct=correct,
+            printed=printed,
             picked=picked,
             rank=rank,
             letter=letter,
