@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
+	$(VENV)/bin/lint-imports --no-cache
 	$(MAKE) --no-print-directory docs
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 $(PYTEST_ARGS)
 

@@ -1,5 +1,10 @@
 """Tool-using agents: SciToolAgent-Evo, six baselines, and the evaluation harness."""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from scigate.agents._baselines import (
     BASELINES,
     run_cot,
@@ -57,9 +62,36 @@ from scigate.agents._taskscore import (
 )
 from scigate.agents._toolspace import ToolSpace, complete_missing, library_tools
 
+if TYPE_CHECKING:
+    from scigate.agents._context import DEFAULT_MAX_TOOLS, ModelLike
+    from scigate.agents._eval import accumulation_problem, answer_line, cost_line, tool_line
+    from scigate.agents._parse import extract_json
+
+# Names whose modules are heavier to import load on first access.
+_LAZY = {
+    "DEFAULT_MAX_TOOLS": "_context",
+    "ModelLike": "_context",
+    "accumulation_problem": "_eval",
+    "answer_line": "_eval",
+    "cost_line": "_eval",
+    "extract_json": "_parse",
+    "tool_line": "_eval",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scigate.agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scigate.agents.{module}"), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "BASELINES",
     "DEDUP_THRESHOLD",
+    "DEFAULT_MAX_TOOLS",
     "GATES",
     "METHODS",
     "RETRIEVALS",
@@ -74,6 +106,7 @@ __all__ = [
     "GateDecision",
     "LinUCBGate",
     "Memory",
+    "ModelLike",
     "Skill",
     "Task",
     "ToolSpace",
@@ -82,16 +115,20 @@ __all__ = [
     "Usage",
     "Verdict",
     "accumulation_checkpoints",
+    "accumulation_problem",
     "alias_table",
     "answer_kind",
+    "answer_line",
     "answer_match",
     "check_method",
     "checkpoint_stats",
     "complete_missing",
     "cosine",
+    "cost_line",
     "errors_dominate",
     "evaluate",
     "execute_chain",
+    "extract_json",
     "judge_answer",
     "lcs_length",
     "library_tools",
@@ -112,6 +149,7 @@ __all__ = [
     "score_task",
     "summarize",
     "summarize_rows",
+    "tool_line",
     "tool_scores",
     "write_result",
 ]

@@ -13,7 +13,7 @@ from scigate.agents._prompts import SYSTEM
 from scigate.agents._records import Usage
 from scigate.agents._toolrun import ToolRunner
 from scigate.agents._toolspace import ToolSpace
-from scigate.llm._types import ModelOutput
+from scigate.llm import ModelOutput
 
 CHARS_PER_TOKEN = 4
 

@@ -271,7 +271,7 @@ _CATEGORICAL_TYPES = {
 
 @functools.lru_cache(maxsize=1)
 def _catalogue_outputs() -> dict[str, list[str]]:
-    from scigate.tools._coverage import BUNDLED_CATALOGUE, read_catalogue
+    from scigate.tools import BUNDLED_CATALOGUE, read_catalogue
 
     return {
         str(r["name"]).lower(): list(r.get("outputs", []))
@@ -284,7 +284,7 @@ def _tool_outputs(name: str) -> tuple[str, ...]:
     """The canonical output types of the tool `name` (library, else catalogue; () if none)."""
     outputs: list[str] = []
     try:
-        from scigate.tools._library import get_tool
+        from scigate.tools import get_tool
 
         outputs = list(get_tool(name).spec.outputs)
     except Exception:  # an unknown or made-up tool, or a library that does not load
@@ -293,7 +293,7 @@ def _tool_outputs(name: str) -> tuple[str, ...]:
         except Exception:
             outputs = []
     try:
-        from scigate.tools._vocabulary import canonical_type
+        from scigate.tools import canonical_type
     except Exception:
         return tuple(outputs)
     return tuple(canonical_type(o) for o in outputs)
@@ -306,7 +306,7 @@ def _output_types(tool_path: list[str] | None) -> tuple[str, ...]:
 
 def _type_term(name: str) -> Any:
     try:
-        from scigate.tools._vocabulary import VOCABULARY
+        from scigate.tools import VOCABULARY
     except Exception:
         return None
     return VOCABULARY.get(name)
@@ -413,7 +413,7 @@ class _Quantity:
 
 def _own_unit(text: str) -> tuple[float, float, tuple[int, ...]] | None:
     try:
-        from scigate.tools.library._units import parse_unit
+        from scigate.tools.library import parse_unit
 
         q = parse_unit(text)
     except Exception:

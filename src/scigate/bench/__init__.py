@@ -4,6 +4,11 @@ Every answer here is computed by executing the task's reference tool path as a t
 (`scigate.tools.make_plan`), never accepted from a model or a source file.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from scigate.bench._answer import (
     FORMATS,
     Execution,
@@ -21,6 +26,26 @@ from scigate.bench._files import read_tasks, write_tasks
 from scigate.bench._release import datasheet, release_conditions, write_release
 from scigate.bench._report import build_funnel
 
+if TYPE_CHECKING:
+    from scigate.bench._derive import reason_counts
+    from scigate.bench._stats import a5_lines
+
+# Names whose modules are heavier to import load on first access.
+_LAZY = {
+    "a5_lines": "_stats",
+    "reason_counts": "_derive",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scigate.bench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scigate.bench.{module}"), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "FORMATS",
     "BuildConfig",
@@ -28,6 +53,7 @@ __all__ = [
     "Execution",
     "TaskOutcome",
     "Underivable",
+    "a5_lines",
     "abuild",
     "build",
     "build_funnel",
@@ -38,6 +64,7 @@ __all__ = [
     "execute_task",
     "offline_problem",
     "read_tasks",
+    "reason_counts",
     "release_conditions",
     "run_tasks",
     "same_answer",

@@ -183,7 +183,7 @@ def run_attempt(shared: Any, plan: AttemptPlan) -> AttemptOutcome:
 async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
     """Run the stages of one attempt; rejections become the outcome, an unexpected error
     is raised as `StageFailed` naming the stage."""
-    from scigate.gate._similarity import jaccard, tokens
+    from scigate.gate import jaccard, tokens
 
     config = common.config
     state = _run_state(common.run_id)
@@ -277,7 +277,7 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
         task = None
         status = exc.status if isinstance(exc, Unjudged) else "rejected"
     except Exception as exc:
-        from scigate.executor._job import reason as one_line
+        from scigate.executor import reason as one_line
 
         raise StageFailed(f"{stage}: {one_line(exc)}") from None
     return AttemptOutcome(

@@ -211,7 +211,7 @@ class _Funnel:
         """The outcome in the light of the attempts settled while it ran: a near
         duplicate of a task accepted after its job's snapshot, or a task for a cell
         they filled, is rejected."""
-        from scigate.gate._similarity import jaccard, tokens
+        from scigate.gate import jaccard, tokens
 
         passed = out.status == "passed"
         if passed or out.stage in STAGES[STAGES.index("duplicate") + 1 :]:
@@ -234,7 +234,7 @@ class _Funnel:
         self.pending[(plan.level, plan.format)] -= 1
         self.pending_domain[plan.domain] -= 1
         if out.status == "passed" and out.task is not None:
-            from scigate.gate._similarity import tokens
+            from scigate.gate import tokens
 
             self.accepted.append(out.task)
             self.seen.append(tokens(out.task["question"]))

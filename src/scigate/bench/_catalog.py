@@ -15,8 +15,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from scigate.bench._entities import load_entities
-from scigate.tools import Tool, canonical_type, load_library
-from scigate.tools._vocabulary import TOOL_PHRASES, parameter_types, tool_phrase
+from scigate.tools import (
+    TOOL_PHRASES,
+    Tool,
+    canonical_type,
+    load_library,
+    parameter_types,
+    tool_phrase,
+)
 
 WORKING_TYPES = (
     "molecule name",

@@ -37,8 +37,7 @@ from scigate.bench._answer import (
     task_path,
 )
 from scigate.errors import BadInput
-from scigate.tools import ToolResult, make_plan
-from scigate.tools._entities import find_entities, fitting_types
+from scigate.tools import ToolResult, find_entities, fitting_types, make_plan
 
 Progress = Callable[[int, int], None]
 Status = Literal["derived", "underivable", "agrees", "disagrees", "error", "unverifiable"]

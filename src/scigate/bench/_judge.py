@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scigate.agents._parse import extract_json
+from scigate.agents import extract_json
 from scigate.bench._compose import Rejected
 
 SAMPLE_QUALITY_SYSTEM = "You are a scientific evaluation expert."

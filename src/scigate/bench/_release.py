@@ -306,7 +306,7 @@ def write_release(
     the conditions hold each task's review status and the datasheet the protocol and counts.
     """
     from scigate._atomic import write_text_atomic
-    from scigate.gate._inspect_files import write_sandbox_files
+    from scigate.gate import write_sandbox_files
     from scigate.review import require_approved, review_of
     from scigate.store import Store
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from scigate.agents._baselines import BASELINES
-from scigate.agents._context import AgentContext, ModelLike
-from scigate.agents._records import Task
-from scigate.agents._scoring import score_answer
-from scigate.agents._toolspace import ToolSpace, library_tools
+from scigate.agents import (
+    BASELINES,
+    AgentContext,
+    ModelLike,
+    Task,
+    ToolSpace,
+    library_tools,
+    score_answer,
+)
 from scigate.bench._compose import Rejected
 from scigate.bench._judge import Unjudged
 from scigate.errors import BadInput

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scigate.agents import (
+    DEFAULT_MAX_TOOLS,
     GATES,
     METHODS,
     RETRIEVALS,
@@ -25,7 +26,10 @@ from scigate.agents import (
     ToolSpace,
     Trajectory,
     accumulation_checkpoints,
+    accumulation_problem,
+    answer_line,
     check_method,
+    cost_line,
     errors_dominate,
     evaluate,
     library_tools,
@@ -33,10 +37,9 @@ from scigate.agents import (
     render_checkpoints,
     render_markdown,
     run_method,
+    tool_line,
     write_result,
 )
-from scigate.agents._context import DEFAULT_MAX_TOOLS
-from scigate.agents._eval import accumulation_problem, answer_line, cost_line, tool_line
 from scigate.cli._console import inert, inert_markup, one_line, print_json
 from scigate.cli._executor import (
     ExecutorOption,

@@ -77,8 +77,7 @@ def derive_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Add an executed answer and plan to every task whose tool path runs offline."""
-    from scigate.bench import read_tasks, run_tasks, write_tasks
-    from scigate.bench._derive import reason_counts
+    from scigate.bench import read_tasks, reason_counts, run_tasks, write_tasks
 
     tasks = read_tasks(file)
     with _executor(executor, ray_address) as spread, _progress("derive", len(tasks)) as update:
@@ -330,7 +329,7 @@ def report_cmd(
             highlight=False,
         )
     if funnel.get("table_a5"):
-        from scigate.bench._stats import a5_lines
+        from scigate.bench import a5_lines
 
         console.print("Table A5, built (paper):", highlight=False)
         for line in a5_lines(funnel["table_a5"]):

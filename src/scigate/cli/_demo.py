@@ -49,9 +49,7 @@ def demo(
 ) -> None:
     """Generate template candidates, verify them, run the cue screens, write the report."""
     from scigate.cli._progress import funnel_progress
-    from scigate.gate._export import export_jsonl
-    from scigate.gate._loop import LoopConfig, run_loop
-    from scigate.gate._report import build_report
+    from scigate.gate import LoopConfig, build_report, export_jsonl, run_loop
     from scigate.store import Store
 
     console = Console()

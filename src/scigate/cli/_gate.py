@@ -283,9 +283,8 @@ def run_cmd(
     import sys
 
     from scigate.cli._progress import funnel_progress
-    from scigate.gate import ExecutorWorkers, executors_text
-    from scigate.gate._loop import LoopConfig, run_loop
-    from scigate.gate._loop import rescreen as do_rescreen
+    from scigate.gate import ExecutorWorkers, LoopConfig, executors_text, run_loop
+    from scigate.gate import rescreen as do_rescreen
     from scigate.store import Store
 
     if (resume or rescreen) and not db.exists():
@@ -416,7 +415,7 @@ def audit_cmd(
     """Letter and value-rank cues, screen behaviour, duplicates, concentration, cost."""
     from rich.table import Table
 
-    from scigate.gate._audit import audit
+    from scigate.gate import audit
 
     store = _open_db(db)
     a = audit(store)
@@ -593,7 +592,7 @@ def report_cmd(
     ),
 ) -> None:
     """Write a self-contained offline HTML report and summary.json."""
-    from scigate.gate._report import build_report
+    from scigate.gate import build_report
 
     store = _open_db(db)
     files = build_report(store, out)
@@ -624,7 +623,7 @@ def export_cmd(
     ),
 ) -> None:
     """Export accepted items with their full gate records (and optionally a release)."""
-    from scigate.gate._export import export_jsonl, export_release
+    from scigate.gate import export_jsonl, export_release
 
     if require_review and release is None:
         raise BadInput("--require-review applies to a release: pass --release DIR")

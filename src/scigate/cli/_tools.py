@@ -83,7 +83,7 @@ def list_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List the tools: name, category, inputs -> outputs, source, available."""
-    from scigate.tools._library import list_tools
+    from scigate.tools import list_tools
 
     tools = list_tools(domain, available_only=available)
     rows = [
@@ -122,7 +122,7 @@ def show_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Full ontology, argument JSON schema and examples of one tool."""
-    from scigate.tools._library import get_tool
+    from scigate.tools import get_tool
 
     t = get_tool(name)
     data = t.spec.model_dump(mode="json")
@@ -168,8 +168,7 @@ def run_cmd(
     ),
 ) -> None:
     """Run one tool; exit 0 when it returned ok, 1 when it returned ok: false."""
-    from scigate.tools._bounded import limit_override
-    from scigate.tools._library import get_tool
+    from scigate.tools import get_tool, limit_override
 
     t = get_tool(name)
     require_tool_modules(t.spec.requires, f"the tool {t.name}")
@@ -203,9 +202,7 @@ def chain_cmd(
     ),
 ) -> None:
     """Run tools in sequence, each step's value feeding the next; shows every step."""
-    from scigate.tools._bounded import limit_override
-    from scigate.tools._chain import parse_chain, run_chain
-    from scigate.tools._library import get_tool
+    from scigate.tools import get_tool, limit_override, parse_chain, run_chain
 
     names = parse_chain(tools)
     for step in map(get_tool, names):
@@ -247,10 +244,7 @@ def plan_cmd(
     ),
 ) -> None:
     """Run a tool path as a typed DAG: each input bound from the entity or an earlier step's output."""
-    from scigate.tools._bounded import limit_override
-    from scigate.tools._chain import parse_chain
-    from scigate.tools._library import get_tool
-    from scigate.tools._plan import make_plan, run_plan
+    from scigate.tools import get_tool, limit_override, make_plan, parse_chain, run_plan
 
     given = _parse_json_object(args, "--args")
     if any(not isinstance(v, dict) for v in given.values()):
@@ -293,9 +287,7 @@ def search_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Hybrid (BM25 + embedding) search over the tool descriptions."""
-    from scigate.tools._embeddings import make_embedder
-    from scigate.tools._library import load_library
-    from scigate.tools._retrieval import ToolIndex
+    from scigate.tools import ToolIndex, load_library, make_embedder
 
     tools = load_library()
     index = ToolIndex(tools.values(), embedder=make_embedder(embedder), cache=True)
@@ -322,7 +314,7 @@ def graph_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the graph JSON."),
 ) -> None:
     """Write the tool graph (tools, I/O types, edges) as JSON."""
-    from scigate.tools._graph import library_graph
+    from scigate.tools import library_graph
 
     graph = library_graph()
     try:
@@ -343,8 +335,7 @@ def coverage_cmd(
     missing: bool = typer.Option(False, "--missing", help="Also list uncovered catalogue tools."),
 ) -> None:
     """How many catalogue tools the library implements, by category and by source."""
-    from scigate.tools._coverage import BUNDLED_CATALOGUE, coverage, read_catalogue
-    from scigate.tools._library import load_library
+    from scigate.tools import BUNDLED_CATALOGUE, coverage, load_library, read_catalogue
 
     report = coverage(read_catalogue(catalogue or BUNDLED_CATALOGUE), load_library())
     if as_json:
@@ -421,8 +412,7 @@ def serve_mcp_cmd(
     """
     require_module("fastmcp", "mcp", "scigate tools serve-mcp")
     require_module("mcp", "mcp", "scigate tools serve-mcp")
-    from scigate.tools._library import list_tools
-    from scigate.tools._mcp import check_token, serve
+    from scigate.tools import check_token, list_tools, serve
 
     if transport not in ("stdio", "http"):
         raise BadInput(f"unknown transport {transport!r}; expected stdio or http")

@@ -11,6 +11,9 @@ preload (`NodeSandboxPool`).
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from scigate.errors import BadInput
 from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, JobResult, Shared
@@ -57,6 +60,24 @@ def ray_available() -> tuple[bool, str]:
     return True, ray.__version__
 
 
+if TYPE_CHECKING:
+    from scigate.executor._job import reason
+
+# Names whose modules are heavier to import load on first access.
+_LAZY = {
+    "reason": "_job",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scigate.executor' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scigate.executor.{module}"), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "DEFAULT_RETRIES",
     "EXECUTORS",
@@ -72,6 +93,7 @@ __all__ = [
     "install_pools",
     "make_executor",
     "ray_available",
+    "reason",
     "uninstall_limiter",
     "uninstall_pools",
 ]

@@ -1,6 +1,11 @@
 """ToolGate: accept a generated item only if its solution reproduces the proposed answer,
 no-tool screens fail on it, and a tool-using agent solves it."""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from scigate.gate._candidate import (
     LETTERS,
     Candidate,
@@ -24,6 +29,38 @@ from scigate.gate._values import match_option, parse_number, value_rank, values_
 from scigate.gate._verify import VerifyResult, averify, verify
 from scigate.gate._workers import GateWorkers, executor_text, executors_text
 
+if TYPE_CHECKING:
+    from scigate.gate._audit import audit
+    from scigate.gate._export import export_jsonl, export_release
+    from scigate.gate._inspect_files import write_sandbox_files
+    from scigate.gate._loop import LoopConfig, rescreen, run_loop
+    from scigate.gate._report import build_report
+    from scigate.gate._similarity import jaccard, tokens
+
+# Names whose modules are heavier to import load on first access.
+_LAZY = {
+    "LoopConfig": "_loop",
+    "audit": "_audit",
+    "build_report": "_report",
+    "export_jsonl": "_export",
+    "export_release": "_export",
+    "jaccard": "_similarity",
+    "rescreen": "_loop",
+    "run_loop": "_loop",
+    "tokens": "_similarity",
+    "write_sandbox_files": "_inspect_files",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scigate.gate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scigate.gate.{module}"), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "CUES",
     "LETTERS",
@@ -36,18 +73,24 @@ __all__ = [
     "ExecutorWorkers",
     "GateWorkers",
     "InvarianceResult",
+    "LoopConfig",
     "ModelResponder",
     "ScreenCall",
     "ScreenResult",
     "SolveResult",
     "VerifyResult",
     "ainvariance",
+    "audit",
     "averify",
+    "build_report",
     "copy_without_answer",
     "executor_text",
     "executors_text",
+    "export_jsonl",
+    "export_release",
     "grade_answer",
     "invariance",
+    "jaccard",
     "load_candidate",
     "make_responder",
     "match_option",
@@ -55,11 +98,15 @@ __all__ = [
     "parse_number",
     "parse_options",
     "presentation_order",
+    "rescreen",
     "run_episode",
+    "run_loop",
     "run_screen",
     "solve_with_command",
     "solve_with_model",
+    "tokens",
     "value_rank",
     "values_match",
     "verify",
+    "write_sandbox_files",
 ]

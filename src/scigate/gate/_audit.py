@@ -40,7 +40,7 @@ from scigate.gate._rejections import RejectionBreakdown, rejection_breakdown
 from scigate.gate._similarity import text_clusters
 from scigate.gate._transfer import TransferAudit, solver_transfer
 from scigate.gate._values import value_rank
-from scigate.store._records import CandidateRecord
+from scigate.store import CandidateRecord
 
 JACCARD_THRESHOLD = 0.7
 

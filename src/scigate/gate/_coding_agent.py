@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scigate.llm._types import Usage
+from scigate.llm import Usage
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
     {

@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel, Field
 
-from scigate.store._records import CandidateRecord
+from scigate.store import CandidateRecord
 
 #: Conflict groups listed in full (the counts cover all of them).
 MAX_LISTED = 50

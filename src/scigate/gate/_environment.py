@@ -29,7 +29,7 @@ def run_environment() -> dict[str, Any]:
     Reads installed package metadata only (no heavy import); the isolation probe is the
     sandbox's own, cached for the process.
     """
-    from scigate.sandbox._isolation import bwrap_status, unisolated_allowed
+    from scigate.sandbox import bwrap_status, unisolated_allowed
 
     versions: dict[str, str] = {}
     for name in PACKAGES:

@@ -31,6 +31,11 @@ to the node's shared pool (`set_warm_delegate`, installed by `scigate.executor`)
 `execute_warm` in another process of the node; `warm_delegation()` counts them.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from scigate._secrets import redact, redact_obj
 from scigate.sandbox._delegate import (
     DelegateUnavailable,
@@ -61,6 +66,24 @@ from scigate.sandbox._warm import shutdown as stop_warm_servers
 from scigate.sandbox._warm import warm_status
 from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale, write_new_file
 
+if TYPE_CHECKING:
+    from scigate.sandbox._isolation import bwrap_status
+
+# Names whose modules are heavier to import load on first access.
+_LAZY = {
+    "bwrap_status": "_isolation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scigate.sandbox' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"scigate.sandbox.{module}"), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "CopyStats",
     "DelegateUnavailable",
@@ -73,6 +96,7 @@ __all__ = [
     "allow_unisolated",
     "arun",
     "arun_python",
+    "bwrap_status",
     "copy_tree",
     "default_cache_dir",
     "entry_kind",

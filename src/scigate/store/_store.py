@@ -37,7 +37,7 @@ from scigate.store._records import (
 from scigate.store._schema import JSON_COLUMNS
 
 if TYPE_CHECKING:
-    from scigate.llm._types import ModelCallRecord
+    from scigate.llm import ModelCallRecord
 
 RUN_STATUSES = ("running", "finished", "failed", "interrupted")
 

@@ -35,6 +35,8 @@ from scigate.tools._vocabulary import (
 )
 
 if TYPE_CHECKING:
+    from scigate.tools._chain import parse_chain
+    from scigate.tools._coverage import BUNDLED_CATALOGUE
     from scigate.tools._embeddings import (
         CachedEmbedder,
         Embedder,
@@ -43,14 +45,28 @@ if TYPE_CHECKING:
         SentenceTransformerEmbedder,
         make_embedder,
     )
-    from scigate.tools._entities import Entity, MaskedQuery, find_entities, mask_entities
+    from scigate.tools._entities import (
+        Entity,
+        MaskedQuery,
+        find_entities,
+        fitting_types,
+        mask_entities,
+    )
     from scigate.tools._graph import ToolGraph, library_graph, ontology_record
-    from scigate.tools._mcp import build_mcp_server, serve
+    from scigate.tools._mcp import build_mcp_server, check_token, serve
     from scigate.tools._retrieval import Hit, ToolIndex, search_tools
     from scigate.tools._retrieval_eval import Question, make_questions, score_retriever
     from scigate.tools._split import Ontology, ToolSplit, UnknownTool, make_split
+    from scigate.tools._vocabulary import TOOL_PHRASES, parameter_types, tool_phrase
 
 _LAZY = {
+    "BUNDLED_CATALOGUE": "_coverage",
+    "TOOL_PHRASES": "_vocabulary",
+    "check_token": "_mcp",
+    "fitting_types": "_entities",
+    "parameter_types": "_vocabulary",
+    "parse_chain": "_chain",
+    "tool_phrase": "_vocabulary",
     "ToolGraph": "_graph",
     "library_graph": "_graph",
     "ontology_record": "_graph",
@@ -89,7 +105,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "BUNDLED_CATALOGUE",
     "REGISTRY",
+    "TOOL_PHRASES",
     "VOCABULARY",
     "CachedEmbedder",
     "ChainResult",
@@ -119,10 +137,12 @@ __all__ = [
     "Vocabulary",
     "build_mcp_server",
     "canonical_type",
+    "check_token",
     "check_value",
     "coverage",
     "effective_time_limit",
     "find_entities",
+    "fitting_types",
     "format_value",
     "get_tool",
     "library_graph",
@@ -135,6 +155,8 @@ __all__ = [
     "make_split",
     "mask_entities",
     "ontology_record",
+    "parameter_types",
+    "parse_chain",
     "pipe_value",
     "read_catalogue",
     "run_chain",
@@ -143,6 +165,7 @@ __all__ = [
     "search_tools",
     "serve",
     "tool",
+    "tool_phrase",
     "type_accepts",
     "unknown_types",
 ]

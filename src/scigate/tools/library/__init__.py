@@ -5,3 +5,7 @@ module in it, which registers their tools in `scigate.tools.REGISTRY`. Tool modu
 import heavy libraries (RDKit, Biopython, pymatgen, DOLFINx) inside function bodies so
 that loading the library stays fast.
 """
+
+from scigate.tools.library._units import parse_unit
+
+__all__ = ["parse_unit"]
