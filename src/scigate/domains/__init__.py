@@ -15,7 +15,16 @@ def _fenicsx() -> Domain:
     return FenicsxDomain()
 
 
-_REGISTRY: dict[str, Callable[[], Domain]] = {"fenicsx": _fenicsx}
+def _chemistry() -> Domain:
+    from .chemistry import ChemistryDomain
+
+    return ChemistryDomain()
+
+
+_REGISTRY: dict[str, Callable[[], Domain]] = {
+    "fenicsx": _fenicsx,
+    "chemistry": _chemistry,
+}
 
 
 def domain_names() -> list[str]:
