@@ -89,7 +89,9 @@ def test_case_variants_share_one_term() -> None:
     assert canonical_type("something new") == "something new"
 
 
-@pytest.mark.parametrize("term", [t for t in VOCABULARY if t.kind == "string"], ids=lambda t: t.name)
+@pytest.mark.parametrize(
+    "term", [t for t in VOCABULARY if t.kind == "string"], ids=lambda t: t.name
+)
 def test_string_terms_accept_their_example_and_reject_bad_ones(term) -> None:  # type: ignore[no-untyped-def]
     if term.example is not None:
         assert term.validate(term.example) is None, term.name

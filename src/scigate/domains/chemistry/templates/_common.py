@@ -15,22 +15,25 @@ PARENT_MISTAKES = {
 }
 
 PREPARATION = (
-    "Parse the SMILES with RDKit (`Chem.MolFromSmiles`, default sanitisation), keep the "
-    "largest fragment (`rdMolStandardize.LargestFragmentChooser().choose`) and neutralise "
-    "it (`rdMolStandardize.Uncharger().uncharge`)"
+    "With RDKit, parse each SMILES (default sanitisation), keep its largest fragment "
+    "(`LargestFragmentChooser`) and neutralise that (`Uncharger`)"
 )
 
 
+#: molecules per question: a small batch, as a plate of salts from a vendor
+BATCH = 3
+
+
 def draw_molecule(rng: random.Random) -> dict[str, Any]:
-    """A molecule (name and supplied SMILES) from the family library."""
-    name, smiles = rng.choice(MOLECULES)
-    return {"molecule": name, "smiles": smiles}
+    """A batch of molecules (names and supplied SMILES) from the family library."""
+    picked = rng.sample(MOLECULES, BATCH)
+    return {"molecules": [name for name, _ in picked], "smiles": [s for _, s in picked]}
 
 
 def parent_context(params: dict[str, Any], mistakes: frozenset[str]) -> dict[str, Any]:
     """Jinja context of the shared parent preparation (`_parent.py.j2`)."""
     return {
-        "smiles": repr(params["smiles"]),
+        "smiles": repr(list(params["smiles"])),
         "salt_kept": "salt_kept" in mistakes,
         "first_fragment": "first_fragment" in mistakes,
         "charged": "charged" in mistakes,
@@ -38,5 +41,6 @@ def parent_context(params: dict[str, Any], mistakes: frozenset[str]) -> dict[str
 
 
 def supplied(params: dict[str, Any]) -> str:
-    """The molecule as the question presents it."""
-    return f"{params['molecule']}, supplied as the SMILES `{params['smiles']}`"
+    """The batch as the question presents it."""
+    items = [f"{n} (`{s}`)" for n, s in zip(params["molecules"], params["smiles"], strict=True)]
+    return "; ".join(items)

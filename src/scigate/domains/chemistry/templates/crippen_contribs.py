@@ -50,10 +50,9 @@ def question(params: dict[str, Any]) -> str:
     """Public question text (fully specified; no options)."""
     smarts, _, words = PATTERNS[params["pattern"]]
     return (
-        f"A vendor supplies {supplied(params)}. {PREPARATION}, then add explicit hydrogens "
-        "(`Chem.AddHs`). Compute the Wildman–Crippen per-atom logP contributions "
-        "(`rdMolDescriptors._CalcCrippenContribs`, the first value of each pair). Sum the "
-        f"contributions of {words} (the atoms matched by the SMARTS `{smarts}`, each atom "
-        "counted once) together with those of the hydrogen atoms bonded to them. Report "
-        f"the sum rounded to exactly {params['decimals']} decimal places."
+        f"Take {supplied(params)}. {PREPARATION}, then add explicit hydrogens. Sum the "
+        "per-atom Wildman–Crippen logP contributions (`_CalcCrippenContribs`, first value) "
+        f"of {words} (SMARTS `{smarts}`, each atom once) and of the hydrogens bonded to "
+        f"them, over all the parents. Report the sum to exactly {params['decimals']} "
+        "decimal places."
     )

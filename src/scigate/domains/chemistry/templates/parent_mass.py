@@ -1,4 +1,4 @@
-"""Family (a): the mass of the neutral parent of a supplied salt.
+"""Family (a): the masses of the neutral parents of supplied salts, summed.
 
 Monoisotopic or average mass of the neutral parent with every hydrogen counted and
 isotope labels honoured: the sum of its atoms' masses (what `Descriptors.ExactMolWt` /
@@ -31,7 +31,7 @@ def draw_params(rng: random.Random) -> dict[str, Any]:
 def applicable(params: dict[str, Any]) -> list[str]:
     """Mistake kinds that can change the computation."""
     kinds = ["salt_kept", "first_fragment", "charged", "other_mass", "implicit_h"]
-    return kinds + (["non_isomeric"] if "[2H]" in params["smiles"] else [])
+    return kinds + (["non_isomeric"] if any("[2H]" in s for s in params["smiles"]) else [])
 
 
 def context(params: dict[str, Any], mistakes: frozenset[str]) -> dict[str, Any]:
@@ -49,14 +49,14 @@ def context(params: dict[str, Any], mistakes: frozenset[str]) -> dict[str, Any]:
 def question(params: dict[str, Any]) -> str:
     """Public question text (fully specified; no options)."""
     kind = (
-        "monoisotopic mass (each atom at the mass of its most abundant isotope, or of the "
-        "isotope it is labelled with; RDKit's `Descriptors.ExactMolWt`)"
+        "monoisotopic mass (most abundant isotope of each element, labelled atoms at their "
+        "isotope; `Descriptors.ExactMolWt`)"
         if params["mass"] == "monoisotopic"
-        else "average molecular mass (standard atomic weights, labelled atoms at their "
-        "isotope's mass; RDKit's `Descriptors.MolWt`)"
+        else "average mass (standard atomic weights, labelled atoms at their isotope; "
+        "`Descriptors.MolWt`)"
     )
     return (
-        f"A vendor supplies {supplied(params)}. {PREPARATION}. Compute the {kind} of this "
-        "neutral parent in daltons, with every hydrogen counted and isotope labels kept. "
-        f"Report it rounded to exactly {params['decimals']} decimal places."
+        f"Take {supplied(params)}. {PREPARATION}. Sum, over the neutral parents, the {kind} "
+        "with every hydrogen counted. Report the sum in Da to exactly "
+        f"{params['decimals']} decimal places."
     )

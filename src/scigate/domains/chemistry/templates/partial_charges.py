@@ -16,10 +16,8 @@ from ._patterns import KEKULE_MISTAKE, PATTERNS
 NAME = "partial_charges"
 TEMPLATE = "partial_charges.py.j2"
 MODELS = {
-    "gasteiger": "Gasteiger–Marsili charges (`AllChem.ComputeGasteigerCharges`, default 12 "
-    "iterations, read from the atoms' `_GasteigerCharge` property)",
-    "mmff94": "MMFF94 partial charges (`AllChem.MMFFGetMoleculeProperties(mol)` with the "
-    "default MMFF94 variant, then `GetMMFFPartialCharge(i)`)",
+    "gasteiger": "Gasteiger charges (`ComputeGasteigerCharges`, 12 iterations)",
+    "mmff94": "MMFF94 charges (`MMFFGetMoleculeProperties`, `GetMMFFPartialCharge`)",
 }
 MISTAKES = {
     **PARENT_MISTAKES,
@@ -63,9 +61,7 @@ def question(params: dict[str, Any]) -> str:
     """Public question text (fully specified; no options)."""
     smarts, _, words = PATTERNS[params["pattern"]]
     return (
-        f"A vendor supplies {supplied(params)}. {PREPARATION}, then add explicit hydrogens "
-        f"(`Chem.AddHs`). Compute the {MODELS[params['model']]} of every atom of this "
-        f"molecule and sum the charges of {words} (the atoms matched by the SMARTS "
-        f"`{smarts}`, each atom counted once). Report the sum in elementary charges, "
-        f"rounded to exactly {params['decimals']} decimal places."
+        f"Take {supplied(params)}. {PREPARATION}, then add explicit hydrogens. Sum the "
+        f"{MODELS[params['model']]} of {words} (SMARTS `{smarts}`, each atom once) over "
+        f"all the parents. Report the sum in e to exactly {params['decimals']} decimal places."
     )
