@@ -21,9 +21,16 @@ def _chemistry() -> Domain:
     return ChemistryDomain()
 
 
+def _materials() -> Domain:
+    from .materials import MaterialsDomain
+
+    return MaterialsDomain()
+
+
 _REGISTRY: dict[str, Callable[[], Domain]] = {
     "fenicsx": _fenicsx,
     "chemistry": _chemistry,
+    "materials": _materials,
 }
 
 
