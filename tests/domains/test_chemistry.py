@@ -114,6 +114,13 @@ def test_every_mistake_changes_the_rendered_script(family):
     assert seen == set(module.MISTAKES)
 
 
+def test_unknown_family_is_bad_input_listing_the_known_ones():
+    from scigate.errors import BadInput
+
+    with pytest.raises(BadInput, match="parent_mass"):
+        get_domain("chemistry").template_generator(families=["alchemy"])
+
+
 # --- defective twins -------------------------------------------------------------------
 
 _PREFIX = """
