@@ -103,3 +103,22 @@ def test_demo_rejects_an_unknown_domain(tmp_path):
     code, _, err = run_main("demo", "--domain", "alchemy", "--out", str(tmp_path / "d"))
     assert code == 2
     assert "unknown domain" in err and "chemistry" in err and "materials" in err
+
+
+@pytest.mark.parametrize(
+    ("domain", "needle"),
+    [("chemistry", "LargestFragmentChooser"), ("materials", "from_spacegroup")],
+)
+def test_llm_generator_prompt_holds_the_domain_guide_and_seeds(domain, needle):
+    """The LLM generator of each domain: its guide in the system prompt, its seeds (with
+    their solutions) in the user prompt, as for FEniCSx."""
+    from scigate.domains import get_domain
+    from scigate.gate._generator import LLMGenerator, render_seeds
+
+    models = Path(__file__).parent.parent / "gate" / "models" / "generator.py"
+    dom = get_domain(domain)
+    gen = LLMGenerator(f"python/{models}:writes_nothing", domain=dom, seeds_in_prompt=5)
+    assert f"in the {domain} domain" in gen.system
+    assert dom.guide().strip()[:200] in gen.system
+    seeds = render_seeds(gen.seeds_for_round(0))
+    assert seeds.count("### Seed") == 5 and needle in seeds
