@@ -46,6 +46,9 @@ def demo(
     fresh: bool = typer.Option(
         True, "--fresh/--resume", help="Start a new database (default) or resume the last demo."
     ),
+    domain: str = typer.Option(
+        "fenicsx", "--domain", help="Domain whose template families generate the candidates."
+    ),
 ) -> None:
     """Generate template candidates, verify them, run the cue screens, write the report."""
     from scigate.cli._progress import funnel_progress
@@ -60,7 +63,7 @@ def demo(
     screens = CUE_SCREENS + [s for s in [*screen, *extra] if s not in CUE_SCREENS]
     solver = solver or os.environ.get("SCIGATE_SOLVER") or None
     cfg = LoopConfig(
-        domain="fenicsx",
+        domain=domain,
         generator="templates",
         screens=screens,
         solver=solver,
@@ -82,7 +85,7 @@ def demo(
         shutil.rmtree(out / "report", ignore_errors=True)
         shutil.rmtree(out / "bench", ignore_errors=True)
     console.print(
-        f"[bold]scigate demo[/bold]: {rounds} FEniCSx template candidates, "
+        f"[bold]scigate demo[/bold]: {rounds} {inert_markup(domain)} template candidates, "
         f"screens: {inert_markup(', '.join(screens))}"
         + (
             f", solver: {inert_markup(solver)}"

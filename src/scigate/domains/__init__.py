@@ -15,7 +15,23 @@ def _fenicsx() -> Domain:
     return FenicsxDomain()
 
 
-_REGISTRY: dict[str, Callable[[], Domain]] = {"fenicsx": _fenicsx}
+def _chemistry() -> Domain:
+    from .chemistry import ChemistryDomain
+
+    return ChemistryDomain()
+
+
+def _materials() -> Domain:
+    from .materials import MaterialsDomain
+
+    return MaterialsDomain()
+
+
+_REGISTRY: dict[str, Callable[[], Domain]] = {
+    "fenicsx": _fenicsx,
+    "chemistry": _chemistry,
+    "materials": _materials,
+}
 
 
 def domain_names() -> list[str]:

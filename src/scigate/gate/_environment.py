@@ -16,6 +16,8 @@ PACKAGES = (
     "fenics-ufl",
     "mpi4py",
     "petsc4py",
+    "rdkit",
+    "pymatgen",
     "numpy",
     "openai",
     "anthropic",

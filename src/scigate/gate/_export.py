@@ -588,9 +588,15 @@ def _environment_line(store: Any, run_id: str) -> str:
     env = events[-1]["data"]
     pkgs = env.get("packages") or {}
     iso = (env.get("isolation") or {}).get("mode")
+    # the chemistry and materials domains' software, when the run's environment had it
+    more = "".join(
+        f", {label} {pkgs[name]}"
+        for name, label in (("rdkit", "RDKit"), ("pymatgen", "pymatgen"))
+        if name in pkgs
+    )
     return (
         f"scigate {env.get('scigate')}, Python {env.get('python')}, "
-        f"DOLFINx {pkgs.get('dolfinx-solver-real', 'not installed')}, isolation {iso}"
+        f"DOLFINx {pkgs.get('dolfinx-solver-real', 'not installed')}{more}, isolation {iso}"
     )
 
 

@@ -1,0 +1,5 @@
+"""The chemistry domain pack (RDKit)."""
+
+from ._domain import ChemistryDomain
+
+__all__ = ["ChemistryDomain"]

@@ -1,0 +1,260 @@
+"""Inside the sandbox only: scale every value RDKit computes for the script (gate 1b's
+dependence check for chemistry, the opposite of an invariance check).
+
+This file is not imported by scigate: the gate executes its text in a namespace of its own
+at the head of the runner it writes into the workspace, then calls `install(token,
+active)`. The entry points through which a computed number reaches a script are wrapped:
+
+- every public function of `rdkit.Chem.Descriptors`, `rdMolDescriptors` (also its
+  `_Calc...Contribs` per-atom contributions), `Crippen`, `QED`, `GraphDescriptors`,
+  `rdMolTransforms`, `Descriptors3D` and `rdFreeSASA`: a float result, or the floats in a
+  returned list, tuple, dict or array, are scaled (integer counts and objects pass as
+  they are);
+- masses and radii: `Atom.GetMass` and the periodic table's `GetAtomicWeight`,
+  `GetMostCommonIsotopeMass`, `GetMassForIsotope`, `GetRvdw`, `GetRcovalent`;
+- charges: `ComputeGasteigerCharges` (the `_GasteigerCharge` and `_GasteigerHCharge`
+  atom properties it stores, so every way of reading them sees the scaled value) and
+  MMFF's `MMFFMolProperties.GetMMFFPartialCharge`;
+- force fields: `ForceField.CalcEnergy` and the energies `MMFFOptimizeMoleculeConfs` /
+  `UFFOptimizeMoleculeConfs` return.
+
+Each call k gets its own factor F_k = exp(g_k) > 1 with g_k = (0.05 + 0.07 frac((k+1)
+phi)) / (1 + k/1000), as in the FEniCSx hook, and floats of one call get a per-entry
+jitter of +-0.4 g_k, so sums, ratios, differences and the location of an extreme move.
+Only calls made by the script's own code are perturbed (the caller's globals are
+`__main__`): RDKit's Python modules calling each other are left alone, so a value is
+scaled once. With `active=False` the same wrappers are installed but change and report
+nothing: the renumbered-atoms check runs under this sham, so a script that inspects the
+wrappers sees the same in both runs.
+
+Reports go to a private copy of stderr, each line `MARKER token applied: ...`; `finish()`
+(run after the script) reports `done:`.
+"""
+
+import contextlib
+import math
+import os
+import sys
+
+MARKER = "scigate-dependence:"
+SEED = 20261204
+PHI = (math.sqrt(5.0) - 1.0) / 2.0
+SHOWN = 30
+MODULES = (
+    "rdkit.Chem.Descriptors",
+    "rdkit.Chem.rdMolDescriptors",
+    "rdkit.Chem.Crippen",
+    "rdkit.Chem.QED",
+    "rdkit.Chem.GraphDescriptors",
+    "rdkit.Chem.rdMolTransforms",
+    "rdkit.Chem.Descriptors3D",
+    "rdkit.Chem.rdFreeSASA",
+)
+_channel = {"fd": 2, "token": "", "active": True}
+_counts = {"perturbed": 0}
+_pending = {}
+
+
+def _emit(text):
+    if not _channel["active"]:
+        return
+    tok = _channel["token"]
+    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"
+    with contextlib.suppress(OSError):
+        os.write(_channel["fd"], line.encode("utf-8", "replace"))
+
+
+def finish():
+    """The closing report: how many computed values were scaled."""
+    _emit(f"done: {_counts['perturbed']} computed values scaled")
+
+
+def _from_script(depth=2):
+    try:
+        return sys._getframe(depth).f_globals.get("__name__") == "__main__"
+    except ValueError:
+        return False
+
+
+def _like(fn, wrapper):
+    # the original's identity, without functools.wraps' __wrapped__ (a way back to it)
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(wrapper, attr, getattr(fn, attr))
+    return wrapper
+
+
+def _factor_source():
+    """A function giving the next entry's factor of one call (the call's own g_k)."""
+    import random
+
+    k = _counts["perturbed"]
+    _counts["perturbed"] += 1
+    g = (0.05 + 0.07 * ((k + 1) * PHI % 1.0)) / (1.0 + k / 1000.0)
+    rng = random.Random(f"{SEED}:{k}")
+    first = [True]
+
+    def next_factor():
+        if first[0]:  # a lone float gets exactly F_k
+            first[0] = False
+            return math.exp(g)
+        return math.exp(g) * (1.0 + 0.4 * g * rng.uniform(-1.0, 1.0))
+
+    return next_factor, math.exp(g)
+
+
+def _is_real(value):
+    return isinstance(value, float) or type(value).__name__ in ("float64", "float32")
+
+
+def _scaled(value, factor):
+    """`value` with every float in it scaled (containers rebuilt); None: nothing to scale."""
+    if _is_real(value):
+        return value * factor()
+    if isinstance(value, (list, tuple)):
+        parts = [_scaled(v, factor) for v in value]
+        if all(p is None for p in parts):
+            return None
+        items = [v if p is None else p for v, p in zip(value, parts, strict=True)]
+        return type(value)(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        out = dict(value)
+        hit = False
+        for key, v in value.items():
+            p = _scaled(v, factor)
+            if p is not None:
+                out[key], hit = p, True
+        return out if hit else None
+    if type(value).__name__ == "ndarray" and value.dtype.kind == "f" and value.size:
+        arr = value.copy()
+        flat = arr.reshape(-1)
+        for i in range(flat.size):
+            flat[i] *= factor()
+        return arr
+    return None
+
+
+def _applied(what, f):
+    if _counts["perturbed"] <= SHOWN:
+        _emit(f"applied: {what} x{f:.4f}")
+
+
+def _wrap_value(fn, what):
+    """A function (or method) whose returned floats are scaled."""
+
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if not _channel["active"] or not _from_script():
+            return out
+        if not (_is_real(out) or isinstance(out, (list, tuple, dict)) or hasattr(out, "dtype")):
+            return out
+        factor, f = _factor_source()
+        scaled = _scaled(out, factor)
+        if scaled is None:
+            _counts["perturbed"] -= 1  # nothing real in it: not a scaled value
+            return out
+        _applied(what, f)
+        return scaled
+
+    return _like(fn, wrapper)
+
+
+def _wrap_gasteiger(fn, what):
+    """`ComputeGasteigerCharges(mol, ...)`: the charges it stores on the atoms, scaled."""
+
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if not _channel["active"] or not _from_script() or not args:
+            return out
+        factor, f = _factor_source()
+        for atom in args[0].GetAtoms():
+            for prop in ("_GasteigerCharge", "_GasteigerHCharge"):
+                if atom.HasProp(prop):
+                    with contextlib.suppress(Exception):
+                        atom.SetDoubleProp(prop, atom.GetDoubleProp(prop) * factor())
+        _applied(what, f)
+        return out
+
+    return _like(fn, wrapper)
+
+
+def _replace_everywhere(original, wrapper):
+    """Put `wrapper` wherever a loaded rdkit module holds `original` (in one sweep at the
+    end of `install`), so no alias such as `AllChem.ComputeGasteigerCharges` leads back."""
+    _pending[id(original)] = (original, wrapper)
+
+
+def _sweep():
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith("rdkit"):
+            continue
+        for attr, value in list(getattr(module, "__dict__", {}).items()):
+            hit = _pending.get(id(value))
+            if hit is not None and hit[0] is value:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(module, attr, hit[1])
+    _pending.clear()
+
+
+def _patch_method(cls, name, make):
+    original = cls.__dict__.get(name)
+    if original is not None:
+        setattr(cls, name, make(original))
+
+
+def install(token="", active=True):
+    """Wrap the entry points; `active=False`: the sham (same wrappers, no scaling)."""
+    import importlib
+
+    _channel["token"] = token
+    _channel["active"] = active
+    with contextlib.suppress(OSError):
+        _channel["fd"] = os.dup(2)  # private: the script's stderr redirections miss it
+    try:
+        from rdkit import Chem
+        from rdkit.Chem import AllChem, rdPartialCharges  # noqa: F401
+    except ImportError:
+        return
+    for modname in MODULES:
+        try:
+            module = importlib.import_module(modname)
+        except Exception:
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, type) or not callable(value):
+                continue
+            if attr.startswith("_") and not attr.startswith(("_Calc", "_GetAtomContribs")):
+                continue
+            if not str(getattr(value, "__module__", None) or "").startswith("rdkit"):
+                continue  # re-exported from numpy, math, ...
+            _replace_everywhere(value, _wrap_value(value, f"{modname.split('.')[-1]}.{attr}"))
+    gasteiger = rdPartialCharges.ComputeGasteigerCharges
+    _replace_everywhere(gasteiger, _wrap_gasteiger(gasteiger, "ComputeGasteigerCharges"))
+    _patch_method(Chem.Atom, "GetMass", lambda fn: _wrap_value(fn, "Atom.GetMass"))
+    table = type(Chem.GetPeriodicTable())
+    for name in (
+        "GetAtomicWeight",
+        "GetMostCommonIsotopeMass",
+        "GetMassForIsotope",
+        "GetRvdw",
+        "GetRcovalent",
+    ):
+        _patch_method(table, name, lambda fn, n=name: _wrap_value(fn, f"PeriodicTable.{n}"))
+    with contextlib.suppress(ImportError, AttributeError):
+        from rdkit.ForceField import rdForceField as ff
+
+        _patch_method(
+            ff.MMFFMolProperties,
+            "GetMMFFPartialCharge",
+            lambda fn: _wrap_value(fn, "MMFFMolProperties.GetMMFFPartialCharge"),
+        )
+        _patch_method(
+            ff.ForceField, "CalcEnergy", lambda fn: _wrap_value(fn, "ForceField.CalcEnergy")
+        )
+    with contextlib.suppress(ImportError, AttributeError):
+        from rdkit.Chem import rdForceFieldHelpers as helpers
+
+        for name in ("MMFFOptimizeMoleculeConfs", "UFFOptimizeMoleculeConfs"):
+            fn = getattr(helpers, name)
+            _replace_everywhere(fn, _wrap_value(fn, name))
+    _sweep()
