@@ -31,9 +31,15 @@ import jinja2
 
 from scigate.errors import BadInput, ScigateError
 
-from .fenicsx.templates._generator import _Pool, format_value, near_rounding_tie, run_solution
-from .fenicsx.templates._runner import ScriptWorker
-from .fenicsx.templates._schedule import LETTERS, schedule
+from .fenicsx.templates import (
+    LETTERS,
+    ScriptWorker,
+    format_value,
+    near_rounding_tie,
+    run_solution,
+    schedule,
+)
+from .fenicsx.templates import TemplatePool as _Pool
 
 MAX_ATTEMPTS = 8
 WORKER = Path(__file__).with_name("_script_worker.py")
