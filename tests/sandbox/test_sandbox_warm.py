@@ -321,13 +321,19 @@ def test_no_server_outlives_its_caller(ws: Path, tmp_path: Path, ending: str) ->
         "r = run_python('import os; print(os.getppid())', workspace=Path(sys.argv[1]),"
         " preload=('json',))\n"
         "print(warm_status()[0]['servers'][0], flush=True)\n"
+        "sys.stdin.readline()\n"  # the test has seen the server alive: now end as told
         f"{ending}\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, str(caller), str(ws)], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(caller), str(ws)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     server = int(proc.stdout.readline())
     assert not _gone(server)
+    proc.stdin.write("\n")
+    proc.stdin.close()
     token = None
     if ending == MID_RUN:
         token = MID_RUN_TOKEN
