@@ -86,3 +86,13 @@ def test_check_environment_reports_packages_and_solve():
         assert report["packages"][name]["version"]
     assert report["packages"]["dolfinx"]["version"].startswith("0.11")
     assert report["solve"]["ok"]
+
+
+def test_each_dependence_check_names_its_own_software() -> None:
+    """A dependence verdict says which software the answer did not come from."""
+    named = {}
+    for name in ("fenicsx", "chemistry", "materials"):
+        for check in get_domain(name).semantic_checks():
+            if check.expect == "changed":
+                named[name] = check.software
+    assert named == {"fenicsx": "FEniCSx", "chemistry": "RDKit", "materials": "pymatgen"}

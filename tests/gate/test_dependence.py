@@ -19,6 +19,7 @@ from .test_invariance import _SOLVE, BY_POINT_EVALUATION, OPTIONS, QUESTION, _re
 
 DEPENDENCE = SemanticCheck(
     name="fem-dependence",
+    software="FEniCSx",
     description="d",
     expect="changed",
     marker="scigate-dependence:",

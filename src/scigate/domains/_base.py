@@ -49,6 +49,8 @@ class SemanticCheck(BaseModel):
     #: more than 1: the script runs under `mpiexec -n mpi_ranks` and every rank must print
     #: the serial value
     mpi_ranks: int = Field(1, ge=1)
+    #: the software whose computation the check perturbs, as verdicts name it
+    software: str = "the domain software"
 
 
 class Domain(ABC):

@@ -469,13 +469,13 @@ def _judge_changed(
     if not applied:
         return verdict(
             "fail",
-            "the printed answer does not depend on the FEniCSx computation: the script "
+            f"the printed answer does not depend on the {check.software} computation: the script "
             f"reached none of the computations {check.name} perturbs (printed {printed})",
         )
     if same_value(printed, reference, like):
         return verdict(
             "fail",
-            "the printed answer does not depend on the FEniCSx computation: unchanged "
+            f"the printed answer does not depend on the {check.software} computation: unchanged "
             f"({printed}) with {scaled or 'the computed values scaled'}",
         )
     return verdict("pass", f"changed to {printed} ({reference} unscaled) with {scaled}")

@@ -73,6 +73,7 @@ class ChemistryDomain(Domain):
         )
         dependence = SemanticCheck(
             name="rdkit-dependence",
+            software="RDKit",
             description="the same script with every value RDKit computes for it (masses, "
             "charges, descriptors, atom contributions, energies) scaled by a factor of "
             "its own; an answer computed from them must change",

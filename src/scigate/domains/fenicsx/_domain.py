@@ -102,6 +102,7 @@ class FenicsxDomain(Domain):
         )
         dependence = SemanticCheck(
             name="fem-dependence",
+            software="FEniCSx",
             description="the same script with every value DOLFINx and Basix compute for it "
             "(assembled integrals, vectors and matrices, solutions, interpolants, "
             "tabulations, quadrature weights) scaled by a factor of its own; an answer "

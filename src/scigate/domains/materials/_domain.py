@@ -90,6 +90,7 @@ class MaterialsDomain(Domain):
         )
         dependence = SemanticCheck(
             name="pymatgen-dependence",
+            software="pymatgen",
             description="the same script with every value pymatgen computes for it "
             "(diffraction patterns, Ewald energies, bond-valence sums, Voronoi volumes, "
             "densities, distances) scaled by a factor of its own; an answer computed from "
