@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -407,6 +408,39 @@ def _open_db(db: Path):
     return Store(db, create=False, readonly=True)  # audit, report, export only read
 
 
+def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
+    """The domains of the database side by side (one column each)."""
+    from rich.table import Table
+
+    t = Table(title="Domains side by side")
+    t.add_column("")
+    for name in domains:
+        t.add_column(untrusted(name), justify="right")
+    rows = [
+        ("candidates", lambda d: str(d["candidates"])),
+        ("verified", lambda d: str(d["verified"])),
+        ("passed gate 1b", lambda d: str(d["invariant"])),
+        ("in the pool", lambda d: f"{d['pool']} ({_pct(d['pool_share'])})"),
+        ("families", lambda d: str(len(d["families"]))),
+        ("largest near-duplicate cluster", lambda d: str(d["largest_cluster_size"])),
+        (
+            "pool letters A/B/C/D",
+            lambda d: "/".join(str(v) for v in d["pool_letter_distribution"].values()),
+        ),
+        (
+            "pool value ranks 1/2/3/4",
+            lambda d: "/".join(str(d["pool_value_rank_distribution"].get(k, 0)) for k in "1234"),
+        ),
+    ]
+    screens = sorted({s for d in domains.values() for s in d["screen_solved_share"]})
+    rows += [
+        (f"solved by {s}", lambda d, s=s: _pct(d["screen_solved_share"].get(s))) for s in screens
+    ]
+    for label, cell in rows:
+        t.add_row(untrusted(label), *(cell(d) for d in domains.values()))
+    console.print(t)
+
+
 @app.command("audit")
 def audit_cmd(
     db: Path = typer.Option(..., "--db", help="Run database."),
@@ -507,6 +541,8 @@ def audit_cmd(
         )
     console.print(t)
     _print_pool_and_gates(a)
+    if a.domains:
+        _print_domains(a.domains)
     from scigate.review import summary_lines
 
     for line in summary_lines(a.review):

@@ -104,6 +104,8 @@ class Audit(BaseModel):
     transfer: TransferAudit = Field(default_factory=TransferAudit)
     #: Expert review beside the machine verdicts (`scigate.review.review_summary`).
     review: dict[str, Any] = Field(default_factory=dict)
+    #: per domain, side by side, when the database holds runs of several (see `by_domain`)
+    domains: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 def audit(
@@ -184,8 +186,64 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         agreement=_agreement(screen_names, latest, verified_ids),
         cost=cost_by_gate(store),
         funnel=funnel,
+        domains=by_domain(store, cands, latest, screen_names),
         **_pool_and_gate_audits(store, cands, latest, ids, verified_ids, pool),
     )
+
+
+def by_domain(
+    store: Any,
+    cands: dict[str, CandidateRecord],
+    latest: Latest,
+    screens: list[str],
+) -> dict[str, dict[str, Any]]:
+    """Each domain's candidates side by side (empty when the database holds one domain):
+    how many were generated, verified, passed gate 1b and reached the pool, how often each
+    screen solved the ones it saw, the pool's letters and value ranks, families and the
+    largest near-duplicate cluster. A candidate's domain is its run's; a domain's pool is
+    the one a database holding only its candidates would have (the screens that ran on
+    them, a tool gate where one ran on them)."""
+    run_domain = {r["id"]: r.get("domain") or "(none)" for r in store.runs()}
+    groups: dict[str, list[CandidateRecord]] = defaultdict(list)
+    for c in cands.values():
+        groups[run_domain.get(c.run_id, "(none)")].append(c)
+    if len(groups) < 2:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for domain, items in sorted(groups.items()):
+        own = {c.id: c for c in items}
+        own_latest = {cid: latest[cid] for cid in own if cid in latest}
+        own_screens = [
+            s for s in screens if any(("screen", s) in per for per in own_latest.values())
+        ]
+        pool = set(db_funnel(store, own_latest, own_screens, own)["pool_ids"])
+        verified = [c for c in items if _outcome(latest, c.id, "verify", "") == "pass"]
+        invariant = [
+            c for c in verified if _outcome(latest, c.id, "invariance", "") in (None, "pass")
+        ]
+        in_pool = [c for c in items if c.id in pool]
+        solved: dict[str, float | None] = {}
+        for s in screens:
+            seen = [_outcome(latest, c.id, "screen", s) for c in items]
+            decided = [o for o in seen if o in ("pass", "fail")]
+            solved[s] = _round(_share(decided.count("fail"), len(decided)))
+        families = Counter(c.family or "(none)" for c in items)
+        clusters = _jaccard_groups(c.question for c in items)
+        out[domain] = {
+            "candidates": len(items),
+            "verified": len(verified),
+            "invariant": len(invariant),
+            "pool": len(in_pool),
+            "pool_share": _share(len(in_pool), len(items)),
+            "screen_solved_share": solved,
+            "pool_letter_distribution": letter_counts(in_pool),
+            "pool_value_rank_distribution": rank_counts(
+                value_rank(c.options, c.answer) for c in in_pool
+            ),
+            "families": dict(families.most_common()),
+            "largest_cluster_size": len(clusters[0]) if clusters else 0,
+        }
+    return out
 
 
 def _pool_and_gate_audits(
