@@ -286,6 +286,18 @@ def test_the_papers_item_0023_and_the_seeds_pass_via_the_cli(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+def test_the_mpi_check_finishes_on_the_papers_item_0023() -> None:
+    """Both ranks print 0.060723 and exit: the runner keeps the script's objects until the
+    interpreter ends (freed when runpy returned, PETSc objects left the ranks spinning
+    after they printed, and the check ended `error` at its time limit)."""
+    [item] = [d for d in FenicsxDomain().example_dirs() if d.name == "item_0023"]
+    r = invariance(item, mpi_ranks=2, timeout=60)
+    mpi = r.checks[-1]
+    assert mpi.name == "mpi-2-ranks" and mpi.outcome == "pass", mpi.reason
+    assert mpi.ranks == ["0.060723", "0.060723"] and mpi.seconds < 30
+
+
+@pytest.mark.slow
 def test_cli_rejects_the_layout_defect_with_exit_1(tmp_path: Path) -> None:
     wrong = _layout_candidate(tmp_path, "wrong", LAYOUT_DEFECT, "B")
     p = cli("gate", "invariance", str(wrong), "--json")

@@ -57,7 +57,11 @@ _RUNNER_TAIL = """
 import runpy as _scigate_runpy
 
 try:
-    _scigate_runpy.run_path("solution.py", run_name="__main__")
+    # Keep the script's globals: run_path drops its module's objects when it returns, and
+    # PETSc/DOLFINx objects destroyed then (collective calls, in an order that differs
+    # between ranks) left MPI ranks spinning after they printed; kept, they are freed at
+    # interpreter exit as in a plain `python solution.py`.
+    _scigate_globals = _scigate_runpy.run_path("solution.py", run_name="__main__")
 finally:
 {epilogue}
 """
