@@ -37,6 +37,7 @@ PACKAGES = [
     "scigate.gate",
     "scigate.bench",
     "scigate.agents",
+    "scigate.review",
 ]
 
 
