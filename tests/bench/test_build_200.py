@@ -20,7 +20,9 @@ pytestmark = pytest.mark.slow  # about a minute on a shared 2-core machine
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module")
+# session scope: under pytest-xdist a module fixture was set up twice (~130 s each) when the
+# worker ran another file's test between this file's two tests
+@pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("b200")
     out, db = root / "bench.jsonl", root / "runs.db"
