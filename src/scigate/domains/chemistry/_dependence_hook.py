@@ -36,6 +36,10 @@ import math
 import os
 import sys
 
+# shared helpers: hook_prelude runs _hook_common.py first in this namespace
+_from_script = globals()["_from_script"]
+_like = globals()["_like"]
+
 MARKER = "scigate-dependence:"
 SEED = 20261204
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
@@ -67,21 +71,6 @@ def _emit(text):
 def finish():
     """The closing report: how many computed values were scaled."""
     _emit(f"done: {_counts['perturbed']} computed values scaled")
-
-
-def _from_script(depth=2):
-    try:
-        return sys._getframe(depth).f_globals.get("__name__") == "__main__"
-    except ValueError:
-        return False
-
-
-def _like(fn, wrapper):
-    # the original's identity, without functools.wraps' __wrapped__ (a way back to it)
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(wrapper, attr, getattr(fn, attr))
-    return wrapper
 
 
 def _factor_source():

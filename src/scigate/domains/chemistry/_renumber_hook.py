@@ -23,6 +23,10 @@ import os
 import random
 import sys
 
+# shared helpers: hook_prelude runs _hook_common.py first in this namespace
+_from_script = globals()["_from_script"]
+_like = globals()["_like"]
+
 MARKER = "scigate-invariance:"
 SEEDS = (20261204, 1, 2, 3, 5, 8, 13, 21)
 WRAPPED = ("MolFromSmiles", "MolFromMolBlock", "MolFromInchi")
@@ -59,21 +63,6 @@ def _emit(text):
 def finish():
     """The closing report: molecules parsed, and how many were not renumbered."""
     _emit(f"done: {_counts['molecules']} molecules parsed, {_counts['unperturbed']} not renumbered")
-
-
-def _from_script(depth=2):
-    try:
-        return sys._getframe(depth).f_globals.get("__name__") == "__main__"
-    except ValueError:
-        return False
-
-
-def _like(fn, wrapper):
-    # the original's identity, without functools.wraps' __wrapped__ (a way back to it)
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(wrapper, attr, getattr(fn, attr))
-    return wrapper
 
 
 def _order(chem, mol):

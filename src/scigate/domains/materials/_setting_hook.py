@@ -24,7 +24,10 @@ stderr descriptor, as for the FEniCSx hooks.
 import contextlib
 import os
 import random
-import sys
+
+# shared helpers: hook_prelude runs _hook_common.py first in this namespace
+_from_script = globals()["_from_script"]
+_like = globals()["_like"]
 
 MARKER = "scigate-invariance:"
 SEED = 20261204
@@ -48,21 +51,6 @@ def finish():
     _emit(
         f"done: {_counts['structures']} structures built, {_counts['unperturbed']} not re-described"
     )
-
-
-def _from_script(depth=2):
-    try:
-        return sys._getframe(depth).f_globals.get("__name__") == "__main__"
-    except ValueError:
-        return False
-
-
-def _like(fn, wrapper):
-    # the original's identity, without functools.wraps' __wrapped__ (a way back to it)
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(wrapper, attr, getattr(fn, attr))
-    return wrapper
 
 
 def _redescribe(structure, what):
