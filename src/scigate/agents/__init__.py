@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from scigate._lazy import lazy_getattr
 from scigate.agents._baselines import (
     BASELINES,
     run_cot,
@@ -79,13 +79,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scigate.agents' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scigate.agents.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

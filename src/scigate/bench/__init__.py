@@ -6,9 +6,9 @@ Every answer here is computed by executing the task's reference tool path as a t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from scigate._lazy import lazy_getattr
 from scigate.bench._answer import (
     FORMATS,
     Execution,
@@ -37,13 +37,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scigate.bench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scigate.bench.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -11,9 +11,9 @@ preload (`NodeSandboxPool`).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from scigate._lazy import lazy_getattr
 from scigate.errors import BadInput
 from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, JobResult, Shared
@@ -69,13 +69,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scigate.executor' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scigate.executor.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -3,9 +3,9 @@ no-tool screens fail on it, and a tool-using agent solves it."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from scigate._lazy import lazy_getattr
 from scigate.gate._candidate import (
     LETTERS,
     Candidate,
@@ -52,13 +52,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scigate.gate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scigate.gate.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -33,9 +33,9 @@ to the node's shared pool (`set_warm_delegate`, installed by `scigate.executor`)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from scigate._lazy import lazy_getattr
 from scigate._secrets import redact, redact_obj
 from scigate.sandbox._delegate import (
     DelegateUnavailable,
@@ -75,13 +75,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scigate.sandbox' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scigate.sandbox.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -7,9 +7,9 @@ stays fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from scigate._lazy import lazy_getattr
 from scigate.tools._bounded import effective_time_limit, limit_override
 from scigate.tools._chain import ChainResult, ChainStep, pipe_value, run_chain
 from scigate.tools._coverage import coverage, read_catalogue
@@ -95,13 +95,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scigate.tools' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"scigate.tools.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
