@@ -32,18 +32,19 @@ Reports go to a private copy of stderr, each line `MARKER token applied: ...`; `
 """
 
 import contextlib
-import math
 import os
-import sys
 
-# shared helpers: hook_prelude runs _hook_common.py first in this namespace
+# shared helpers and state: hook_prelude runs _hook_common.py and _dependence_common.py
+# first in this namespace
 _from_script = globals()["_from_script"]
 _like = globals()["_like"]
+_channel, _counts, _pending = globals()["_channel"], globals()["_counts"], globals()["_pending"]
+_emit, _applied, _sweep = globals()["_emit"], globals()["_applied"], globals()["_sweep"]
+_factor_source, _scaled = globals()["_factor_source"], globals()["_scaled"]
+SHOWN = globals()["SHOWN"]
 
-MARKER = "scigate-dependence:"
-SEED = 20261204
-PHI = (math.sqrt(5.0) - 1.0) / 2.0
-SHOWN = 30
+PACKAGE = "rdkit"  # _sweep re-points this library's module attributes at the wrappers
+
 MODULES = (
     "rdkit.Chem.Descriptors",
     "rdkit.Chem.rdMolDescriptors",
@@ -54,78 +55,10 @@ MODULES = (
     "rdkit.Chem.Descriptors3D",
     "rdkit.Chem.rdFreeSASA",
 )
-_channel = {"fd": 2, "token": "", "active": True}
-_counts = {"perturbed": 0}
-_pending = {}
-
-
-def _emit(text):
-    if not _channel["active"]:
-        return
-    tok = _channel["token"]
-    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"
-    with contextlib.suppress(OSError):
-        os.write(_channel["fd"], line.encode("utf-8", "replace"))
-
-
-def finish():
-    """The closing report: how many computed values were scaled."""
-    _emit(f"done: {_counts['perturbed']} computed values scaled")
-
-
-def _factor_source():
-    """A function giving the next entry's factor of one call (the call's own g_k)."""
-    import random
-
-    k = _counts["perturbed"]
-    _counts["perturbed"] += 1
-    g = (0.05 + 0.07 * ((k + 1) * PHI % 1.0)) / (1.0 + k / 1000.0)
-    rng = random.Random(f"{SEED}:{k}")
-    first = [True]
-
-    def next_factor():
-        if first[0]:  # a lone float gets exactly F_k
-            first[0] = False
-            return math.exp(g)
-        return math.exp(g) * (1.0 + 0.4 * g * rng.uniform(-1.0, 1.0))
-
-    return next_factor, math.exp(g)
 
 
 def _is_real(value):
     return isinstance(value, float) or type(value).__name__ in ("float64", "float32")
-
-
-def _scaled(value, factor):
-    """`value` with every float in it scaled (containers rebuilt); None: nothing to scale."""
-    if _is_real(value):
-        return value * factor()
-    if isinstance(value, (list, tuple)):
-        parts = [_scaled(v, factor) for v in value]
-        if all(p is None for p in parts):
-            return None
-        items = [v if p is None else p for v, p in zip(value, parts, strict=True)]
-        return type(value)(items) if isinstance(value, tuple) else items
-    if isinstance(value, dict):
-        out = dict(value)
-        hit = False
-        for key, v in value.items():
-            p = _scaled(v, factor)
-            if p is not None:
-                out[key], hit = p, True
-        return out if hit else None
-    if type(value).__name__ == "ndarray" and value.dtype.kind == "f" and value.size:
-        arr = value.copy()
-        flat = arr.reshape(-1)
-        for i in range(flat.size):
-            flat[i] *= factor()
-        return arr
-    return None
-
-
-def _applied(what, f):
-    if _counts["perturbed"] <= SHOWN:
-        _emit(f"applied: {what} x{f:.4f}")
 
 
 def _wrap_value(fn, what):
@@ -171,18 +104,6 @@ def _replace_everywhere(original, wrapper):
     """Put `wrapper` wherever a loaded rdkit module holds `original` (in one sweep at the
     end of `install`), so no alias such as `AllChem.ComputeGasteigerCharges` leads back."""
     _pending[id(original)] = (original, wrapper)
-
-
-def _sweep():
-    for name, module in list(sys.modules.items()):
-        if module is None or not name.startswith("rdkit"):
-            continue
-        for attr, value in list(getattr(module, "__dict__", {}).items()):
-            hit = _pending.get(id(value))
-            if hit is not None and hit[0] is value:
-                with contextlib.suppress(AttributeError, TypeError):
-                    setattr(module, attr, hit[1])
-    _pending.clear()
 
 
 def _patch_method(cls, name, make):

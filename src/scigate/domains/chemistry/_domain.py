@@ -42,7 +42,11 @@ def _preludes(*, scale: bool) -> str:
         '_scigate_token = globals().pop("_SCIGATE_TOKEN", "")\n'
         + hook_prelude(HERE, "_scigate_renumber", "_renumber_hook.py", "_scigate_token")
         + hook_prelude(
-            HERE, "_scigate_dependence", "_dependence_hook.py", f"_scigate_token, {scale}"
+            HERE,
+            "_scigate_dependence",
+            "_dependence_hook.py",
+            f"_scigate_token, {scale}",
+            dependence=True,
         )
         + "del _scigate_token\n"
     )

@@ -43,7 +43,11 @@ def _preludes(mode: str, *, scale: bool) -> str:
         '_scigate_token = globals().pop("_SCIGATE_TOKEN", "")\n'
         + hook_prelude(HERE, "_scigate_setting", "_setting_hook.py", f"_scigate_token, {mode!r}")
         + hook_prelude(
-            HERE, "_scigate_dependence", "_dependence_hook.py", f"_scigate_token, {scale}"
+            HERE,
+            "_scigate_dependence",
+            "_dependence_hook.py",
+            f"_scigate_token, {scale}",
+            dependence=True,
         )
         + "del _scigate_token\n"
     )
