@@ -1,8 +1,8 @@
 """Persistent worker that executes rendered template scripts in one interpreter.
 
 Standalone on purpose (no scigate import): started as ``python _script_worker.py MODULE...``
-and imports the named modules once. Protocol as the FEniCSx worker's: one JSON request per
-line on stdin ``{"source": "..."}``, one JSON reply per line on the original stdout
+(by `ScriptWorker`, for FEniCSx and every other domain's templates) and imports the named
+modules once, in order. Protocol: one JSON request per line on stdin ``{"source": "..."}``, one JSON reply per line on the original stdout
 ``{"ok": true, "result": float, "printed": "..."}`` or ``{"ok": false, "error": "..."}``.
 File descriptor 1 is redirected to stderr so that output written by compiled libraries
 cannot corrupt the protocol; ``print`` in scripts is captured.

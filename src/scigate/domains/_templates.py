@@ -17,9 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import random
-import subprocess
 import sys
 from collections.abc import Sequence
 from functools import cached_property
@@ -42,7 +40,6 @@ from .fenicsx.templates import (
 from .fenicsx.templates import TemplatePool as _Pool
 
 MAX_ATTEMPTS = 8
-WORKER = Path(__file__).with_name("_script_worker.py")
 
 
 class FamilySet:
@@ -84,31 +81,6 @@ class FamilySet:
         return self._env.get_template(module.TEMPLATE).render(**module.context(params, mistakes))
 
 
-class PreloadWorker(ScriptWorker):
-    """The FEniCSx script worker, importing `preload` instead of DOLFINx."""
-
-    def __init__(
-        self, preload: Sequence[str], python: str = sys.executable, timeout: float = 300.0
-    ):
-        super().__init__(python, timeout)
-        self.preload = tuple(preload)
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        from scigate._tmp import scigate_tempdir
-
-        if self._proc is None or self._proc.poll() is not None:
-            self._tmp = scigate_tempdir("worker")
-            self._proc = subprocess.Popen(
-                [self.python, str(WORKER), *self.preload],
-                env=dict(os.environ),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                cwd=self._tmp.name,
-            )
-        return self._proc
-
-
 class ComputedTemplateGenerator:
     """Writes template candidates of one domain; deterministic in (seed, index)."""
 
@@ -137,7 +109,7 @@ class ComputedTemplateGenerator:
         self.python = python
         self.timeout = timeout
         self.check_solution = check_solution
-        self.worker = PreloadWorker(preload, python, timeout)
+        self.worker = ScriptWorker(python, timeout, preload=preload, trusted_jit=False)
         self.scripts_run = 0
 
     def __enter__(self) -> ComputedTemplateGenerator:

@@ -9,6 +9,7 @@ import select
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,10 @@ from scigate._tmp import scigate_tempdir
 from scigate.errors import ScigateError
 from scigate.sandbox import trusted_jit_env
 
-WORKER = Path(__file__).with_name("_worker.py")
+#: the worker script every domain's template generator runs (standalone, no scigate import)
+WORKER = Path(__file__).parents[2] / "_script_worker.py"
+#: what the FEniCSx worker imports once (dolfinx_solver must come before dolfinx)
+FENICSX_PRELOAD = ("dolfinx_solver", "dolfinx")
 
 
 @dataclass
@@ -32,25 +36,37 @@ class ScriptResult:
 class ScriptWorker:
     """A warm Python process that executes rendered solution scripts on request.
 
-    dolfinx is imported once; forms compiled by FFCx stay loaded, so each further script
-    costs only its own mesh, assembly and solve. A script that hangs longer than
-    ``timeout`` seconds kills the worker; the next call starts a fresh one.
+    `preload` is imported once (by default DOLFINx: forms compiled by FFCx stay loaded, so
+    each further script costs only its own mesh, assembly and solve). With `trusted_jit`
+    (our own FEniCSx templates) the worker may fill the sandbox's shared JIT cache. A
+    script that hangs longer than ``timeout`` seconds kills the worker; the next call
+    starts a fresh one.
     """
 
-    def __init__(self, python: str = sys.executable, timeout: float = 300.0):
+    def __init__(
+        self,
+        python: str = sys.executable,
+        timeout: float = 300.0,
+        *,
+        preload: Sequence[str] = FENICSX_PRELOAD,
+        trusted_jit: bool = True,
+    ):
         self.python = python
         self.timeout = timeout
+        self.preload = tuple(preload)
+        self.trusted_jit = trusted_jit
         self._proc: subprocess.Popen[bytes] | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
             self._tmp = scigate_tempdir("worker")
-            # our own rendered templates: trusted to fill the sandbox's shared JIT cache,
-            # so the verification runs of template candidates find their forms compiled
+            # our own rendered FEniCSx templates: trusted to fill the sandbox's shared JIT
+            # cache, so the verification runs of template candidates find their forms compiled
+            env = {**os.environ, **(trusted_jit_env() if self.trusted_jit else {})}
             self._proc = subprocess.Popen(
-                [self.python, str(WORKER)],
-                env={**os.environ, **trusted_jit_env()},
+                [self.python, str(WORKER), *self.preload],
+                env=env,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
