@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -110,95 +111,46 @@ def load_entities() -> dict[str, list[Entity]]:
     # every other compound of the offline name table, by its first name
     names += [n for n in _table_names() if n.lower() not in {m.lower() for m in names}]
     found = {
-        "molecule-name": [
-            Entity(kind="molecule-name", name=n, value=n, type="molecule name", domain="chemistry")
-            for n in names
-        ],
-        "molecule-smiles": [
-            Entity(
-                kind="molecule-smiles",
-                name=m["name"],
-                value=m["smiles"],
-                type="SMILES",
-                domain="chemistry",
-            )
-            for m in pools.get("molecules", {}).get("items", [])
-        ],
-        "protein": [
-            Entity(
-                kind="protein",
-                name=p["name"],
-                value=p["sequence"],
-                type="protein sequence",
-                domain="biology",
-            )
-            for p in pools.get("proteins", {}).get("items", [])
-        ],
-        "dna": [
-            Entity(
-                kind="dna",
-                name=d["name"],
-                value=d["sequence"],
-                type="DNA sequence",
-                domain="biology",
-            )
-            for d in pools.get("dna", {}).get("items", [])
-        ],
-        "crystal": [
-            Entity(kind="crystal", name=c["name"], value=_cif_p1(c), type="CIF", domain="materials")
-            for c in pools.get("crystals", {}).get("items", [])
-        ],
-        "formula": [
-            Entity(kind="formula", name=f, value=f, type="Molecule Formula", domain="materials")
-            for f in pools.get("formulas", {}).get("items", [])
-        ],
+        "molecule-name": [(n, n) for n in names],
+        "molecule-smiles": [(m["name"], m["smiles"]) for m in _items(pools, "molecules")],
+        "protein": [(p["name"], p["sequence"]) for p in _items(pools, "proteins")],
+        "dna": [(d["name"], d["sequence"]) for d in _items(pools, "dna")],
+        "crystal": [(c["name"], _cif_p1(c)) for c in _items(pools, "crystals")],
+        "formula": [(f, f) for f in _items(pools, "formulas")],
     }
     base = {
-        "molecule-name": [
-            Entity(kind="molecule-name", name=n, value=n, type="molecule name", domain="chemistry")
-            for n in names
-        ],
-        "molecule-smiles": [
-            Entity(
-                kind="molecule-smiles",
-                name=n,
-                value=table[n.lower()],
-                type="SMILES",
-                domain="chemistry",
-            )
-            for n in names
-        ],
-        "protein": [
-            Entity(
-                kind="protein",
-                name=p["name"],
-                value=p["sequence"],
-                type="protein sequence",
-                domain="biology",
-            )
-            for p in data["proteins"]["items"]
-        ],
-        "dna": [
-            Entity(
-                kind="dna",
-                name=d["name"],
-                value=d["sequence"],
-                type="DNA sequence",
-                domain="biology",
-            )
-            for d in data["dna"]["items"]
-        ],
-        "crystal": [
-            Entity(kind="crystal", name=c["name"], value=_cif(c), type="CIF", domain="materials")
-            for c in data["crystals"]["items"]
-        ],
-        "formula": [
-            Entity(kind="formula", name=f, value=f, type="Molecule Formula", domain="materials")
-            for f in data["formulas"]["items"]
-        ],
+        "molecule-name": [(n, n) for n in names],
+        "molecule-smiles": [(n, table[n.lower()]) for n in names],
+        "protein": [(p["name"], p["sequence"]) for p in data["proteins"]["items"]],
+        "dna": [(d["name"], d["sequence"]) for d in data["dna"]["items"]],
+        "crystal": [(c["name"], _cif(c)) for c in data["crystals"]["items"]],
+        "formula": [(f, f) for f in data["formulas"]["items"]],
     }
     # the curated sets first (their order is what small builds and tests draw from)
-    return {k: _unique(base[k] + found[k]) for k in base}
+    return {
+        kind: _unique([_entity(kind, name, value) for name, value in base[kind] + found[kind]])
+        for kind in base
+    }
+
+
+#: each entity kind's vocabulary I/O type and domain
+KIND_TYPES: dict[str, tuple[str, str]] = {
+    "molecule-name": ("molecule name", "chemistry"),
+    "molecule-smiles": ("SMILES", "chemistry"),
+    "protein": ("protein sequence", "biology"),
+    "dna": ("DNA sequence", "biology"),
+    "crystal": ("CIF", "materials"),
+    "formula": ("Molecule Formula", "materials"),
+}
+
+
+def _entity(kind: str, name: str, value: str) -> Entity:
+    io_type, domain = KIND_TYPES[kind]
+    return Entity(kind=kind, name=name, value=value, type=io_type, domain=domain)
+
+
+def _items(pools: dict[str, Any], key: str) -> list[Any]:
+    return pools.get(key, {}).get("items", [])
 
 
 def _table_names() -> list[str]:
