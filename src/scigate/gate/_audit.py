@@ -216,7 +216,7 @@ def by_domain(
         own_screens = [
             s for s in screens if any(("screen", s) in per for per in own_latest.values())
         ]
-        pool = set(db_funnel(store, own_latest, own_screens, own)["pool_ids"])
+        pool = set(dedupe_by_question(surviving_candidates(own_latest, own_screens, own), own))
         verified = [c for c in items if _outcome(latest, c.id, "verify", "") == "pass"]
         invariant = [
             c for c in verified if _outcome(latest, c.id, "invariance", "") in (None, "pass")
