@@ -105,6 +105,32 @@ def test_a_cancelled_run_ends_in_the_pool_actor(ray_executor):
     assert seen["running"] == 0
 
 
+def test_a_cancel_that_overtakes_its_run_still_cancels_it(monkeypatch):
+    """A run and its cancel reach the actor in different thread groups, so the cancel can
+    be served first (a new actor, busy run threads): it must not be lost, or the run goes
+    its whole wall clock (the 61 s this file's cancel test once measured in CI)."""
+    from scigate.executor import NodeSandboxPool, _pools
+
+    monkeypatch.setenv("SCIGATE_WARM_SERVERS", "1")
+    pool = NodeSandboxPool("node", ("string",), 1)
+    seen: list[bool] = []
+
+    class Run:
+        def execute_here(self, cancel):
+            seen.append(cancel.is_set())
+            return "result"
+
+    assert pool.cancel("early") is False  # not running yet
+    assert pool.run(Run(), "early") == "result"
+    assert pool.run(Run(), "other") == "result"
+    assert seen == [True, False]  # the early cancel reached its run, and only its run
+    assert pool.run(Run(), "early") == "result" and seen[-1] is False  # used once
+    monkeypatch.setattr(_pools, "EARLY_SECONDS", 0.0)
+    pool.cancel("never-comes")
+    pool.cancel("next")  # a run that never came is forgotten
+    assert list(pool.early) == ["next"]
+
+
 def test_a_pool_actor_killed_mid_batch_costs_a_retry_not_a_result(ray_executor):
     import ray
 

@@ -29,6 +29,7 @@ import contextlib
 import hashlib
 import os
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -47,6 +48,7 @@ from scigate.sandbox import (
 LOOKUP_SECONDS = 60.0  # a new actor's process start, on a loaded node
 POLL_SECONDS = 0.1  # how often a waiting task looks at its cancel event
 STOP_SECONDS = 30.0
+EARLY_SECONDS = 600.0  # how long a cancel waits for a run that has not reached the actor
 CONTROL = "control"  # the pool actor's concurrency group for cancel, status and shutdown
 
 _installed: Any = None  # the delegate installed in this process
@@ -69,13 +71,19 @@ class NodeSandboxPool:
         os.environ.setdefault("SCIGATE_WARM_SERVERS", str(max(1, cpus)))
         self.node_id, self.preload = node_id, preload
         self.cancels: dict[str, threading.Event] = {}
+        # cancels that arrived before their run: the control threads and the run threads
+        # are served separately, so a cancel sent just after the call can overtake it
+        self.early: dict[str, float] = {}
         self.lock = threading.Lock()
 
     def run(self, run: WarmRun, run_id: str) -> SandboxResult:
-        """Run `run` in this node's warm pool; `cancel(run_id)` kills it."""
+        """Run `run` in this node's warm pool; `cancel(run_id)` kills it, also when the
+        cancel reached the actor first."""
         event = threading.Event()
         with self.lock:
             self.cancels[run_id] = event
+            if self.early.pop(run_id, None) is not None:
+                event.set()
         try:
             return run.execute_here(event)
         finally:
@@ -83,9 +91,15 @@ class NodeSandboxPool:
                 self.cancels.pop(run_id, None)
 
     def cancel(self, run_id: str) -> bool:
-        """Kill run `run_id` (as cancelling a local run does); False when it is not running."""
+        """Kill run `run_id` (as cancelling a local run does); False when it is not running
+        yet (it is then cancelled when it starts) or any more."""
+        now = time.monotonic()
         with self.lock:
             event = self.cancels.get(run_id)
+            if event is None:
+                # a run that never comes (its task died) is forgotten after EARLY_SECONDS
+                self.early = {k: t for k, t in self.early.items() if now - t < EARLY_SECONDS}
+                self.early[run_id] = now
         if event is not None:
             event.set()
         return event is not None
