@@ -182,6 +182,20 @@ def test_rules_and_formats_turn_values_into_the_stored_answer() -> None:
         execute_task({**mc, "options": {"A": "propane", "B": "ethanol"}})
 
 
+def test_a_rule_output_that_is_not_a_tool_name_is_underivable() -> None:
+    # was a TypeError (unhashable list) escaping execute_task instead of a one-line reason
+    base = {"question": "q", "tool_path": ["NameToSMILES", "GetHeavyAtomsNum"],
+            "Parameter": ["methane", "ethanol"]}  # fmt: skip
+    for rule in (
+        {"op": "value", "output": ["GetHeavyAtomsNum"]},
+        {"op": "max", "output": ["GetHeavyAtomsNum"]},
+        {"op": "max"},
+    ):
+        task = {**base, "Parameter": "methane"} if rule["op"] == "value" else base
+        with pytest.raises(Underivable, match="which is not an output of the plan"):
+            execute_task({**task, "plan": {"rule": rule}})
+
+
 def test_same_answer_tolerances() -> None:
     assert same_answer("46.069", "46.069") and same_answer(" C9H8O4 ;13", "c9h8o4; 13")
     assert not same_answer("46.07", "46.069")

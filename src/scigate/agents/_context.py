@@ -120,7 +120,7 @@ class AgentContext:
         """One model call (system prompt added for a plain string prompt), counted; with
         `rerank`, made by the separate reranker when there is one and counted apart."""
         separate = rerank and self.reranker is not None
-        model = self.reranker if separate else self.model
+        model = self.reranker if separate and self.reranker is not None else self.model
         usage = self.reranker_usage if separate else self.usage
         messages = (
             [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]

@@ -453,8 +453,8 @@ class EvoAgent:
         s2 = scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
         cat = self.space.ontology(ranked[0]).get("category")
         align = 1.0 if task.domain and cat == task.domain else 0.5
-        top2 = ranked[1] if len(ranked) > 1 else None
-        return ranked[0], top2, s1, max(0.0, min(1.0, 0.5 + (s1 - s2))), align
+        second = ranked[1] if len(ranked) > 1 else None
+        return ranked[0], second, s1, max(0.0, min(1.0, 0.5 + (s1 - s2))), align
 
     async def _acquire(self, ctx: AgentContext, task: Task, traj: Trajectory) -> list[str]:
         """Active requests → known-graph retrieval + rerank → gate → known or unknown tool."""

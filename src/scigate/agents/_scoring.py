@@ -698,7 +698,7 @@ def _compare_quantity(
             return _verdict(
                 "wrong", "number", f"{q.shown()} has another dimension than {reference}"
             )
-        if unc is not None:
+        if unc is not None and q.unit is not None:  # q.unit is set here (the Å copy too)
             unc = abs((_convert(value + unc, q.unit, target) or converted) - converted)
         value = converted
     elif q.unit is None and target is not None and source == "explicit":
@@ -767,7 +767,7 @@ def _rdkit() -> Any:
         from rdkit import Chem, RDLogger
     except ImportError:
         return None
-    RDLogger.DisableLog("rdApp.*")
+    RDLogger.DisableLog("rdApp.*")  # type: ignore[attr-defined]  # RDKit's stub lacks DisableLog
     return Chem
 
 

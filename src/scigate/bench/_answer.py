@@ -127,7 +127,7 @@ def _same_item(a: str, b: str, rel_tol: float) -> bool:
     return math.isclose(x, y, rel_tol=rel_tol)
 
 
-def _number(value: Any, tool: str, entity: Any) -> float:
+def _number(value: Any, tool: object, entity: Any) -> float:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)) and math.isfinite(value):
@@ -137,8 +137,8 @@ def _number(value: Any, tool: str, entity: Any) -> float:
     )
 
 
-def _output(run: PlanRun, tool: str) -> Any:
-    if tool not in run.values:
+def _output(run: PlanRun, tool: object) -> Any:
+    if not isinstance(tool, str) or tool not in run.values:
         raise Underivable(f"the rule uses {tool}, which is not an output of the plan")
     return run.values[tool]
 
@@ -218,7 +218,7 @@ def execute_task(
         problem = offline_problem(path)
         if problem:
             raise Underivable(problem)
-    record = raw.get("plan") if isinstance(raw.get("plan"), dict) else {}
+    record = field if isinstance(field := raw.get("plan"), dict) else {}
     given = record.get("given") or {}
     rule = record.get("rule")
     try:

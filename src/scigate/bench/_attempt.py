@@ -272,8 +272,9 @@ async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:
             detail["solver"] = getattr(exc, "record", None)
         reason = str(exc)
         detail["check"] = getattr(exc, "check", None) or stage
-        if getattr(exc, "passed", None):  # the checks a draft passed before the failing one
-            detail["checks"] = dict(exc.passed)
+        # the checks a draft passed before the failing one
+        if passed := getattr(exc, "passed", None):
+            detail["checks"] = dict(passed)
         task = None
         status = exc.status if isinstance(exc, Unjudged) else "rejected"
     except Exception as exc:

@@ -384,7 +384,11 @@ async def _pipeline(
                 detail={
                     **outcome.detail,
                     "stage": outcome.stage,
-                    "task_id": outcome.task["id"] if status == "accepted" else None,
+                    "task_id": (
+                        outcome.task["id"]
+                        if status == "accepted" and outcome.task is not None
+                        else None
+                    ),
                 },
                 seconds=outcome.seconds,
             )

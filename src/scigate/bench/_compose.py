@@ -106,7 +106,8 @@ def sample_path(
     roles = tool_roles()
     for _ in range(tries):
         subset = [roles[n] for n in sample_subset(domain, entity_type, rng, max(12, 3 * k))]
-        available, path = {entity_type}, []
+        available = {entity_type}
+        path: list[str] = []
         while len(path) < k:
             # a tool whose output type is already there (a mutated or "deprotected" copy of
             # the entity) would silently change what later steps and the question are about

@@ -129,7 +129,7 @@ def write_templates(draft: Draft, fmt: str, rng: random.Random) -> Worded:
         elif fmt == "true/false":
             verb = "is" if len(phrases) == 1 else "are"
             tail = "" if len(phrases) == 1 else ", respectively"
-            question = f"True or false: {props} of {ref} {verb} {_join(_items(claim))}{tail}."
+            question = f"True or false: {props} of {ref} {verb} {_join(_items(claim or ''))}{tail}."
         elif fmt == "multiple choice":
             question = f"{stem} Choose the option with the correct value."
         else:

@@ -11,7 +11,7 @@ import typer
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer uses click itself
-    from click import exceptions as click_exceptions
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]  # the fallback of the import above
 
 from scigate._secrets import RedactingStream
 from scigate.cli._app import app, show_error

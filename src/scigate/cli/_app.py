@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer uses click itself
-    from click import exceptions as click_exceptions
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]  # the fallback of the import above
 
 from scigate import __version__
 from scigate.cli._console import one_line

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -101,7 +102,7 @@ def doctor(
         _providers(json_out)
         return
 
-    report = {
+    report: dict[str, Any] = {
         "python": sys.version.split()[0],
         "stacks": stack_versions(),
         "programs": external_programs(),

@@ -86,7 +86,7 @@ def list_cmd(
     from scigate.tools import list_tools
 
     tools = list_tools(domain, available_only=available)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": t.name,
             "category": t.spec.category,
@@ -174,10 +174,10 @@ def run_cmd(
     require_tool_modules(t.spec.requires, f"the tool {t.name}")
     arguments = _parse_json_object(args, "--args")
     if input_value is not None:
-        first = (t.required_parameters or t.parameter_names or [None])[0]
-        if first is None:
+        names = t.required_parameters or t.parameter_names
+        if not names:
             raise BadInput(f"{t.name} takes no arguments; drop --input")
-        arguments = {first: _coerce(t, input_value), **arguments}
+        arguments = {names[0]: _coerce(t, input_value), **arguments}
     with limit_override(time_limit):
         result = t.call(arguments)
     if as_json:
@@ -205,8 +205,8 @@ def chain_cmd(
     from scigate.tools import get_tool, limit_override, parse_chain, run_chain
 
     names = parse_chain(tools)
-    for step in map(get_tool, names):
-        require_tool_modules(step.spec.requires, f"the tool {step.name}")
+    for tool in map(get_tool, names):
+        require_tool_modules(tool.spec.requires, f"the tool {tool.name}")
     first = get_tool(names[0])
     with limit_override(time_limit):
         outcome = run_chain(

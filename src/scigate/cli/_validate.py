@@ -32,8 +32,8 @@ try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import core as click_core
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer uses click itself
-    from click import core as click_core
-    from click import exceptions as click_exceptions
+    from click import core as click_core  # type: ignore[no-redef]  # the fallback of the import above
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]  # the fallback of the import above
 
 __all__ = ["Bound", "bound_for", "check_value", "validate_tree"]
 
@@ -196,7 +196,7 @@ def _chain(param: click_core.Parameter) -> Callable[..., Any]:
         if ctx.get_parameter_source(p.name) in _USER_SOURCES:
             reason = check_value(p.name or "", value, p.default)
             if reason:
-                raise click_exceptions.BadParameter(reason, ctx=ctx, param=p)
+                raise click_exceptions.BadParameter(reason, ctx=ctx, param=p)  # type: ignore[arg-type]  # typer's click wants its Parameter subclass, which p is
         return original(ctx, p, value) if original is not None else value
 
     callback.__scigate_validated__ = True  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ PHI = (math.sqrt(5.0) - 1.0) / 2.0
 SHOWN = 30
 _channel = {"fd": 2, "token": "", "active": True}
 _counts = {"perturbed": 0}
-_pending = {}
+_pending: dict[int, tuple[object, object]] = {}
 # the dependence hook that follows this text defines these two
 PACKAGE = None  # its library's name: _sweep re-points that library's module attributes
 

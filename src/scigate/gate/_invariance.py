@@ -319,7 +319,7 @@ def read_rank_outputs(workspace: Path, ranks: int) -> tuple[list[str], str | Non
     cannot be read (a symlink, FIFO, device or oversized file the script left there)."""
     from scigate.sandbox import UnsafeWorkspaceFile, read_text_if_exists
 
-    outputs = []
+    outputs: list[str] = []
     for rank in range(ranks):
         name = RANK_FILE.format(rank=rank)
         try:

@@ -78,9 +78,9 @@ def coarse_matches(printed: str, options: dict[str, str]) -> list[str]:
     out = []
     for letter, value in options.items():
         b = parse_number(value)
-        if b is None or not isinstance(b.as_tuple().exponent, int):
+        if b is None or not isinstance(b_exponent := b.as_tuple().exponent, int):
             continue
-        if b.as_tuple().exponent >= exponent:
+        if b_exponent >= exponent:
             continue
         try:
             if b.quantize(quantum, rounding=ROUND_HALF_EVEN) == a.quantize(quantum):

@@ -264,12 +264,12 @@ class Model(ABC):
                         raise ModelError(
                             f"{self.name}: the provider asked to retry after {hint:g} s, "
                             f"beyond the call's timeout ({layer.timeout:g} s, {max(left, 0):.3g} s "
-                            f"left): {type(state.outcome.exception()).__name__} "
+                            f"left): {type(failure).__name__} "
                             f"(after {state.attempt_number} attempt"
                             f"{'s' if state.attempt_number != 1 else ''})",
                             spec=self.name,
                             attempts=state.attempt_number,
-                        ) from state.outcome.exception()
+                        ) from failure
                     seconds = max(seconds, hint)
             return min(seconds, layer.retry_wait_max)
 

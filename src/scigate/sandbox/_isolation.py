@@ -162,7 +162,7 @@ def _under(path: Path, roots: list[Path]) -> bool:
 def _pth_paths(site_dir: Path) -> list[Path]:
     """Directories that the `.pth` files of `site_dir` add to sys.path (editable installs
     of the domain software); lines that run code (`import ...`) are not paths."""
-    found = []
+    found: list[Path] = []
     try:
         names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
     except OSError:

@@ -69,7 +69,7 @@ def protections() -> dict[str, str]:
         "run cgroup": _cgroup_note(defaults),
         "descendant kill": "active (process group + /proc walk of the supervisor's descendants)",
         "wall clock": f"active (default {defaults.wall_seconds:g} s)",
-        "rlimit_as": f"active (default {defaults.memory_bytes / (1 << 30):.1f} GiB)",
+        "rlimit_as": f"active (default {_memory(defaults.memory_bytes)})",
         "rlimit_cpu": "active (when Limits.cpu_seconds is set)",
         "process count": f"active ({POLL_NOTE}; {nproc_note}, so it is not used)",
         "output cap": f"active ({defaults.output_bytes} bytes per stream)",
@@ -106,6 +106,10 @@ def protections() -> dict[str, str]:
     }
 
 
+def _memory(limit: int | None) -> str:
+    return f"{limit / (1 << 30):.1f} GiB" if limit else "unlimited"
+
+
 def _cgroup_note(defaults: Limits) -> str:
     version, note = cgroup_status()
     if version is None:
@@ -114,7 +118,7 @@ def _cgroup_note(defaults: Limits) -> str:
             "supervisor's process count, RLIMIT_CPU), and every result says so"
         )
     return (
-        f"active ({note}; per run: memory {defaults.memory_bytes / (1 << 30):.1f} GiB over "
+        f"active ({note}; per run: memory {_memory(defaults.memory_bytes)} over "
         f"RSS, tmpfs and memfd together, {defaults.max_processes} tasks with threads "
         "counted, CPU of every process)"
     )

@@ -74,7 +74,7 @@ def _refresh_import_time_settings() -> None:
         jit.DOLFINX_DEFAULT_JIT_OPTIONS["cache_dir"] = (cache, doc)
     for name in ("dolfinx.jit", "ffcx.options"):
         loader = getattr(sys.modules.get(name), "_load_options", None)
-        if hasattr(loader, "cache_clear"):
+        if loader is not None and hasattr(loader, "cache_clear"):
             loader.cache_clear()
     ffcx_jit = sys.modules.get("ffcx.codegeneration.jit")
     shared = os.environ.get("SCIGATE_TRUSTED_JIT")
@@ -182,7 +182,7 @@ def _start_run(
         os.close(err_w)
         if isolated:
             pristine.detach_child(keep=(error_w,))
-        warnings.filters[:] = _USER_WARNING_FILTERS
+        warnings.filters[:] = _USER_WARNING_FILTERS  # type: ignore[index]  # typeshed: a Sequence; it is a list
         warnings._filters_mutated()  # type: ignore[attr-defined]
         os.environ.clear()
         os.environ.update(cfg["env"])

@@ -22,7 +22,7 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
     """Remove sandbox directories left by processes that no longer exist (a killed run's
     workspaces can hold a candidate's files); the removed paths."""
     root = Path(parent or tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(root))
     except OSError:

@@ -82,12 +82,10 @@ def read_catalogue(path: str | Path = BUNDLED_CATALOGUE) -> list[dict[str, Any]]
         if not records:
             raise BadInput(f"catalogue {path}: the graph has no tool nodes")
         return records
-    records = data.get("tools") if isinstance(data, dict) else data
-    if not isinstance(records, list) or not all(
-        isinstance(r, dict) and "name" in r for r in records
-    ):
+    listed = data.get("tools") if isinstance(data, dict) else data
+    if not isinstance(listed, list) or not all(isinstance(r, dict) and "name" in r for r in listed):
         raise BadInput(f"catalogue {path} has no list of tool records with names")
-    return records
+    return listed
 
 
 def coverage(catalogue: list[dict[str, Any]], tools: dict[str, Tool]) -> dict[str, Any]:

@@ -234,7 +234,7 @@ def _is_formula(token: str) -> bool:
 def _parses_as_smiles(token: str) -> bool:
     from rdkit import Chem, RDLogger
 
-    RDLogger.DisableLog("rdApp.*")
+    RDLogger.DisableLog("rdApp.*")  # type: ignore[attr-defined]  # RDKit's stub lacks DisableLog
     return Chem.MolFromSmiles(token) is not None
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -272,7 +272,7 @@ def tool(
     safety: bool = False,
     network: bool = False,
     requires: list[str] | None = None,
-    examples: list[tuple[dict[str, Any], Any] | ToolExample] | None = None,
+    examples: Sequence[tuple[dict[str, Any], Any] | ToolExample] | None = None,
     registry: dict[str, Tool] | None = None,
     aliases: list[str] | None = None,
     heavy: bool = False,

@@ -59,7 +59,7 @@ def normalise(name: str) -> str:
 def _rdkit_quiet() -> Any:
     from rdkit import Chem, RDLogger
 
-    RDLogger.DisableLog("rdApp.*")
+    RDLogger.DisableLog("rdApp.*")  # type: ignore[attr-defined]  # RDKit's stub lacks DisableLog
     return Chem
 
 

@@ -47,7 +47,7 @@ PHI = (math.sqrt(5.0) - 1.0) / 2.0
 SHOWN = 30
 _channel = {"fd": 2, "token": "", "active": True}
 _counts = {"perturbed": 0, "bypassed": 0}
-_pending = {}
+_pending: dict[int, tuple[object, object]] = {}
 
 
 def _emit(text):

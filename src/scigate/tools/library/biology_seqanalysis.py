@@ -291,7 +291,7 @@ def sequence_similarity(alignment: str) -> dict[str, Any]:
 
     seqs = _read_aligned(alignment)
     blosum = substitution_matrices.load("BLOSUM62")
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for i in range(len(seqs)):
         for j in range(i + 1, len(seqs)):
             cols = [

@@ -134,7 +134,7 @@ def smiles_to_weight(smiles: str) -> float:
     """Average molecular weight from IUPAC atomic weights (implicit H included)."""
     from rdkit.Chem import Descriptors
 
-    return float(Descriptors.MolWt(parse_smiles(smiles)))
+    return float(Descriptors.MolWt(parse_smiles(smiles)))  # type: ignore[attr-defined]  # RDKit's stub lacks the descriptors made at import
 
 
 @tool(

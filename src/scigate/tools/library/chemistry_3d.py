@@ -294,7 +294,7 @@ def shape_similarity(smiles_list: list[str]) -> list[dict[str, Any]]:
     out = []
     for i in range(len(descs)):
         for j in range(i + 1, len(descs)):
-            score = rdMolDescriptors.GetUSRScore(descs[i], descs[j])
+            score = rdMolDescriptors.GetUSRScore(descs[i], descs[j])  # type: ignore[arg-type]  # RDKit's stub: AtomPairsParameters for lists
             out.append(
                 {
                     "i": i,

@@ -7,7 +7,7 @@ tool library stays fast; RDKit's own stderr logging is silenced once, on first u
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from scigate.tools._tool import Tool, ToolExample, ToolInputError, tool
@@ -24,7 +24,7 @@ def rdkit_chem() -> Any:
     """`rdkit.Chem` with RDKit's logging to stderr switched off."""
     from rdkit import Chem, RDLogger
 
-    RDLogger.DisableLog("rdApp.*")
+    RDLogger.DisableLog("rdApp.*")  # type: ignore[attr-defined]  # RDKit's stub lacks DisableLog
     return Chem
 
 
@@ -43,7 +43,7 @@ def rdkit_tool(
     scenarios: list[str],
     objects: list[str] | None = None,
     inputs: list[str] | None = None,
-    examples: list[tuple[dict[str, Any], Any] | ToolExample] | None = None,
+    examples: Sequence[tuple[dict[str, Any], Any] | ToolExample] | None = None,
     heavy: bool = False,
     time_limit: float | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]:
@@ -218,18 +218,19 @@ def _embedded(canonical_smiles: str) -> Any:
     from rdkit.Chem import AllChem
 
     mol = chem.AddHs(chem.MolFromSmiles(canonical_smiles))
-    params = AllChem.ETKDGv3()
+    # the ignores below: RDKit's AllChem stub omits what AllChem re-exports with `import *`
+    params = AllChem.ETKDGv3()  # type: ignore[attr-defined]
     params.randomSeed = EMBED_SEED
     params.numThreads = 1
-    if AllChem.EmbedMolecule(mol, params) != 0:
+    if AllChem.EmbedMolecule(mol, params) != 0:  # type: ignore[attr-defined]
         params.useRandomCoords = True
-        if AllChem.EmbedMolecule(mol, params) != 0:
+        if AllChem.EmbedMolecule(mol, params) != 0:  # type: ignore[attr-defined]
             raise ToolInputError(f"could not generate a 3D conformer for '{canonical_smiles}'")
     # force-field relaxation makes the geometry physical (benzene a regular hexagon, ...)
-    if AllChem.MMFFHasAllMoleculeParams(mol):
-        AllChem.MMFFOptimizeMolecule(mol, maxIters=2000)
-    elif AllChem.UFFHasAllMoleculeParams(mol):
-        AllChem.UFFOptimizeMolecule(mol, maxIters=2000)
+    if AllChem.MMFFHasAllMoleculeParams(mol):  # type: ignore[attr-defined]
+        AllChem.MMFFOptimizeMolecule(mol, maxIters=2000)  # type: ignore[attr-defined]
+    elif AllChem.UFFHasAllMoleculeParams(mol):  # type: ignore[attr-defined]
+        AllChem.UFFOptimizeMolecule(mol, maxIters=2000)  # type: ignore[attr-defined]
     return mol
 
 

@@ -87,7 +87,7 @@ def _perceive(smiles: str, keep_connectivity: bool) -> dict[str, Any]:
         "num_atoms": mol.GetNumAtoms(),
         "num_bonds": mol.GetNumBonds(),
         "formula": rdMolDescriptors.CalcMolFormula(mol),
-        "molecular_weight": Descriptors.MolWt(mol),
+        "molecular_weight": Descriptors.MolWt(mol),  # type: ignore[attr-defined]  # RDKit's stub lacks the descriptors made at import
         "smiles": canonical(heavy),
         "inchi": chem.MolToInchi(heavy),
         "inchikey": chem.MolToInchiKey(heavy),
@@ -270,7 +270,7 @@ def usrcat_scores(sdf: str, weights: list[float] | None = None) -> dict[str, Any
         {
             "i": i,
             "j": j,
-            "usrcat_score": float(rdMolDescriptors.GetUSRScore(descriptors[i], descriptors[j], w)),
+            "usrcat_score": float(rdMolDescriptors.GetUSRScore(descriptors[i], descriptors[j], w)),  # type: ignore[arg-type]  # RDKit's stub: AtomPairsParameters for lists
             "tanimoto": float(DataStructs.TanimotoSimilarity(fps[i], fps[j])),
         }
         for i in range(len(mols))

@@ -371,8 +371,8 @@ _INDICES: list[tuple[str, str, str, str, list[tuple[str, float]]]] = [
     ),
 ]
 
-for _name, _calc, _func, _out, _ex in _INDICES:
-    _descriptor_tool(_name, _calc, _func, _out, _ex, kind=float, scenarios=_TOPO_SCEN)
+for _name, _calc, _func, _out, _float_ex in _INDICES:
+    _descriptor_tool(_name, _calc, _func, _out, _float_ex, kind=float, scenarios=_TOPO_SCEN)
 
 
 @tool(
@@ -514,7 +514,7 @@ def estate_fingerprint(smiles: str) -> dict[str, dict[str, float]]:
 
     counts, sums = Fingerprinter.FingerprintMol(parse_smiles(smiles))
     AtomTypes.BuildPatts()
-    labels = [name for name, _ in AtomTypes.esPatterns]
+    labels = [name for name, _ in AtomTypes.esPatterns]  # type: ignore[attr-defined]  # None until BuildPatts; the stub says None
     return {
         "counts": {labels[i]: int(c) for i, c in enumerate(counts) if c},
         "sums": {labels[i]: float(sums[i]) for i, c in enumerate(counts) if c},
@@ -643,8 +643,8 @@ def lipinski(smiles: str) -> dict[str, Any]:
     mol = parse_smiles(smiles)
     md = rdmd()
     props = {
-        "molecular_weight": float(Descriptors.MolWt(mol)),
-        "logp": float(Descriptors.MolLogP(mol)),
+        "molecular_weight": float(Descriptors.MolWt(mol)),  # type: ignore[attr-defined]  # RDKit's stub lacks the descriptors made at import
+        "logp": float(Descriptors.MolLogP(mol)),  # type: ignore[attr-defined]  # RDKit's stub lacks the descriptors made at import
         "hbd": int(md.CalcNumLipinskiHBD(mol)),
         "hba": int(md.CalcNumLipinskiHBA(mol)),
     }

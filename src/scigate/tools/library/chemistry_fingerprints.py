@@ -55,7 +55,7 @@ def _bit_fp(mol: Any, kind: str, n_bits: int = 2048, radius: int = 2) -> Any:
     if kind == "maccs":
         from rdkit.Chem import MACCSkeys
 
-        return MACCSkeys.GenMACCSKeys(mol)
+        return MACCSkeys.GenMACCSKeys(mol)  # type: ignore[attr-defined]  # RDKit's stub lacks this alias
     if kind == "atompair":
         return g.GetAtomPairGenerator(fpSize=n_bits).GetFingerprint(mol)
     if kind == "torsion":
@@ -361,7 +361,7 @@ def fold_fingerprint(smiles: str, n_bits: int = 2048, fold_factor: int = 2) -> d
 def _similarity(fa: Any, fb: Any, metric: str) -> float:
     from rdkit import DataStructs
 
-    funcs = {
+    funcs: dict[str, Callable[[Any, Any], float]] = {
         "tanimoto": DataStructs.TanimotoSimilarity,
         "dice": DataStructs.DiceSimilarity,
         "cosine": DataStructs.CosineSimilarity,

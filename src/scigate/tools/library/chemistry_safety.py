@@ -83,7 +83,7 @@ def oxygen_balance(mol: Any) -> float:
         if sym in counts:
             counts[sym] += 1
         counts["H"] += atom.GetTotalNumHs()
-    weight = Descriptors.MolWt(mol)
+    weight = Descriptors.MolWt(mol)  # type: ignore[attr-defined]  # RDKit's stub lacks the descriptors made at import
     return -1600.0 * (2 * counts["C"] + counts["H"] / 2 - counts["O"]) / weight
 
 

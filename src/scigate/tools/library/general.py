@@ -8,6 +8,7 @@ import operator
 import re
 import statistics
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from typing import Any
 
 from scigate.tools._http import fetch
@@ -114,7 +115,10 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.UAdd: operator.pos,
+    ast.USub: operator.neg,
+}
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 _FUNCTIONS: dict[str, Any] = {
     name: getattr(math, name)

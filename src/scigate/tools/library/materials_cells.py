@@ -163,7 +163,7 @@ def xrd_pattern(
     pattern = XRDCalculator(wavelength=wavelength).get_pattern(
         s, two_theta_range=(0, two_theta_max)
     )
-    out = []
+    out: list[dict[str, Any]] = []
     for x, y, d, hkls in zip(pattern.x, pattern.y, pattern.d_hkls, pattern.hkls, strict=True):
         hkl = [int(v) for v in hkls[0]["hkl"]]
         out.append(

@@ -221,9 +221,7 @@ def query_by_formula(spec: MPField, formula: str, transport: Any = None) -> dict
         raise ToolInputError(f"Materials Project has no material with formula {reduced}")
     best = min(
         docs,
-        key=lambda d: (
-            d.get("energy_above_hull") if d.get("energy_above_hull") is not None else float("inf")
-        ),
+        key=lambda d: e if (e := d.get("energy_above_hull")) is not None else float("inf"),
     )
     return {
         "material_id": best.get("material_id"),
@@ -538,7 +536,7 @@ def search_xas_by_formula(
     for d in docs:
         hit = {f: d.get(f) for f in _XAS_FIELDS}
         if include_spectrum:
-            spectrum = d.get("spectrum") if isinstance(d.get("spectrum"), dict) else {}
+            spectrum = s if isinstance(s := d.get("spectrum"), dict) else {}
             hit["energy"] = spectrum.get("x")
             hit["absorption"] = spectrum.get("y")
         hits.append(hit)
