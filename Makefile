@@ -23,6 +23,7 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy src
 	$(MAKE) --no-print-directory docs
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 $(PYTEST_ARGS)
 
@@ -37,6 +38,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/mypy src
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format src tests benchmarks
@@ -46,4 +48,4 @@ bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache .ruff_cache build/site docs/reference
+	rm -rf $(VENV) demo-output .pytest_cache .ruff_cache .mypy_cache build/site docs/reference
