@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = RedactingStream(stdout), RedactingStream(stderr)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = RedactingStream(stdout), RedactingStream(stderr)
     try:
         _main(argv)
     finally:

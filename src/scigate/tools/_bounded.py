@@ -207,7 +207,7 @@ def run_in_thread[T, R](fn: Callable[[T], R], arg: T, time_limit: float, name: s
     ok, value = outcome[0]
     if not ok:
         raise RuntimeError(f"the call failed ({type(value).__name__})") from value
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 # ---------------------------------------------------------------- wire format

@@ -509,7 +509,7 @@ def _raw_stdout() -> Any:
     buffer (the CLI wraps stdout in a redacting text stream; results are redacted instead)."""
     wrapped = sys.stdout
     if isinstance(wrapped, RedactingStream):
-        sys.stdout = wrapped.stream  # type: ignore[assignment]
+        sys.stdout = wrapped.stream
     try:
         yield
     finally:

@@ -334,7 +334,7 @@ def _args_model_from(fn: Callable[..., Any], name: str) -> type[BaseModel]:
         ann = hints.get(pname, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (ann, default)
-    return create_model(  # type: ignore[call-overload]
+    return create_model(
         f"{name}Args", __config__=ConfigDict(extra="forbid", strict=False), **fields
     )
 

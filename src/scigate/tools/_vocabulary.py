@@ -13,7 +13,7 @@ Tool bodies can reuse the validators: `check_value("SMILES", smiles)` raises
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -1156,7 +1156,7 @@ class Vocabulary:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and normalise(name) in self._index
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[IOType]:
         return iter(self._terms.values())
 
     def __len__(self) -> int:

@@ -16,6 +16,7 @@ import select
 import subprocess
 import threading
 from importlib import resources
+from typing import IO
 
 from scigate.tools._tool import ToolInputError
 
@@ -55,7 +56,7 @@ class OpsinServer:
         errors: queue.Queue[str] = queue.Queue()
         assert proc.stderr is not None
 
-        def drain(stream=proc.stderr) -> None:  # type: ignore[no-untyped-def]
+        def drain(stream: IO[str] = proc.stderr) -> None:
             for line in stream:
                 if not line.startswith(_BANNER):
                     errors.put(line.strip())
