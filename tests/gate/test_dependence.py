@@ -73,6 +73,7 @@ def test_fenicsx_runs_the_dependence_check_after_the_reorder() -> None:
     assert [(c.name, c.expect) for c in checks] == [
         ("reordered-mesh", "same"),
         ("fem-dependence", "changed"),
+        ("quadrature-default", "same"),
         ("mpi-2-ranks", "same"),
     ]
     # both runs install both hooks (the reorder run with the dependence hook's sham)

@@ -161,10 +161,15 @@ def test_judge_mpi_check_names_each_rank() -> None:
 
 def test_fenicsx_declares_the_reorder_check_and_mpi_only_on_request() -> None:
     dom = get_domain("fenicsx")
-    assert [c.name for c in dom.semantic_checks()] == ["reordered-mesh", "fem-dependence"]
+    assert [c.name for c in dom.semantic_checks()] == [
+        "reordered-mesh",
+        "fem-dependence",
+        "quadrature-default",
+    ]
     assert [c.name for c in dom.semantic_checks(mpi_ranks=2)] == [
         "reordered-mesh",
         "fem-dependence",
+        "quadrature-default",
         "mpi-2-ranks",
     ]
     assert dom.mpiexec is not None
@@ -316,12 +321,18 @@ def test_mpi_check_passes_a_summed_value_and_fails_a_rank_local_one(tmp_path: Pa
     )
     ok = invariance(summed, mpi_ranks=2, timeout=120)
     assert ok.passed, ok.reason
-    assert [c.name for c in ok.checks] == ["reordered-mesh", "fem-dependence", "mpi-2-ranks"]
-    assert ok.checks[2].ranks == ["0.833333", "0.833333"]
+    assert [c.name for c in ok.checks] == [
+        "reordered-mesh",
+        "fem-dependence",
+        "quadrature-default",  # n/a: the question states no quadrature degree
+        "mpi-2-ranks",
+    ]
+    assert ok.checks[2].outcome == "n/a"
+    assert ok.checks[3].ranks == ["0.833333", "0.833333"]
     # serial the rank-local script is right (gate 1 and the reorder pass); on 2 ranks not
     bad = invariance(local, mpi_ranks=2, timeout=120)
     assert not bad.passed and bad.checks[0].passed and bad.checks[1].passed
-    mpi = bad.checks[2]
+    mpi = bad.checks[3]
     assert mpi.name == "mpi-2-ranks" and not mpi.passed
     assert mpi.ranks is not None and len(mpi.ranks) == 2 and "0.833333" not in mpi.ranks
     assert "serial printed 0.833333" in bad.reason
@@ -329,6 +340,7 @@ def test_mpi_check_passes_a_summed_value_and_fails_a_rank_local_one(tmp_path: Pa
     assert [c.name for c in invariance(local, timeout=120).checks] == [
         "reordered-mesh",
         "fem-dependence",
+        "quadrature-default",
     ]
 
 
@@ -386,7 +398,11 @@ def test_gate_run_with_templates_records_the_invariance_stage(tmp_path: Path) ->
     for rec in records:
         inv = [g for g in rec["gates"] if g["gate"] == "invariance"]
         assert len(inv) == 1 and inv[0]["outcome"] == "pass"
-        assert inv[0]["conditions"]["checks"] == ["reordered-mesh", "fem-dependence"]
+        assert inv[0]["conditions"]["checks"] == [
+            "reordered-mesh",
+            "fem-dependence",
+            "quadrature-default",
+        ]
 
 
 @pytest.mark.slow
@@ -466,9 +482,11 @@ def test_checks_run_without_the_answer_or_the_generator_notes(tmp_path: Path) ->
     (cand / "notes.md").write_text("the answer is B\n")
     r = invariance(cand, mpi_ranks=2, timeout=120)
     assert r.passed, r.reason
-    # the dependence check's run computes with scaled quadrature weights
+    # the dependence check's run computes with scaled quadrature weights; the
+    # quadrature-default check is n/a (the question states no degree)
     printed = [c.printed for c in r.checks]
-    assert printed[0] == printed[2] == "0.285714" and printed[1] != "0.285714", printed
+    assert printed[0] == printed[3] == "0.285714" and printed[1] != "0.285714", printed
+    assert r.checks[2].outcome == "n/a" and printed[2] is None
 
 
 @pytest.mark.slow

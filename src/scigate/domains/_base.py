@@ -51,6 +51,11 @@ class SemanticCheck(BaseModel):
     mpi_ranks: int = Field(1, ge=1)
     #: the software whose computation the check perturbs, as verdicts name it
     software: str = "the domain software"
+    #: a regular expression (case-insensitive) the question must match for the check to
+    #: apply; empty: always. A question it does not match gets the outcome `n/a` (neither
+    #: a pass nor a fail) with the reason `not_applicable`
+    applies_if: str = ""
+    not_applicable: str = "the check does not apply to this question"
 
 
 class Domain(ABC):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import combinations
 from typing import Any
@@ -403,19 +403,68 @@ def _solved(latest: Latest, cid: str) -> bool:
 
 
 def surviving_candidates(
-    latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+    latest: Latest,
+    screens: list[str],
+    cands: dict[str, CandidateRecord],
+    domains: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Candidates that passed verification, gate 1b where it ran, and every screen, and
-    the tool gate when one ran on this database; oldest first, exact duplicates included."""
-    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    the tool gate when one ran; oldest first, exact duplicates included.
+
+    `domains` (candidate id -> its run's domain, `candidate_domains`) scopes the screens
+    and the tool gate: when the candidates span several domains, each must pass the
+    screens of `screens` that ran on its own domain's candidates, and a tool gate counts
+    only where one ran on its domain. Without it, or with one domain, every screen of
+    `screens` and any tool gate apply to all."""
+    scope = pool_scopes(latest, screens, cands, domains)
     return [
         c
         for c in sorted(cands, key=lambda i: (cands[i].created_at, i))
         if _outcome(latest, c, "verify", "") == "pass"
         and not _rejected_by_invariance(latest, c)
-        and all(_outcome(latest, c, "screen", s) == "pass" for s in screens)
-        and (not any_solve or _solved(latest, c))
+        and all(_outcome(latest, c, "screen", s) == "pass" for s in scope[c][0])
+        and (not scope[c][1] or _solved(latest, c))
     ]
+
+
+def candidate_domains(store: Any, cands: Iterable[str] | None = None) -> dict[str, str]:
+    """candidate id -> the domain of the run that produced it ("" when none recorded)."""
+    rows = store.query(
+        "SELECT c.id AS id, COALESCE(r.domain, '') AS domain FROM candidates c"
+        " LEFT JOIN runs r ON r.id = c.run_id"
+    )
+    wanted = None if cands is None else set(cands)
+    return {r["id"]: r["domain"] for r in rows if wanted is None or r["id"] in wanted}
+
+
+def pool_scopes(
+    latest: Latest,
+    screens: list[str],
+    cands: Iterable[str],
+    domains: Mapping[str, str] | None = None,
+) -> dict[str, tuple[list[str], bool]]:
+    """candidate id -> (the screens it must pass, whether a tool gate applies to it).
+
+    One domain (or no `domains`): `screens` and "a tool gate ran on any candidate" for
+    every candidate. Several: per domain, the screens of `screens` that ran on one of the
+    domain's candidates and whether a tool gate ran on one of them (what
+    `v_candidate_status` computes per domain since schema version 6)."""
+    ids = list(cands)
+    group = {c: (domains or {}).get(c, "") for c in ids}
+    members: dict[str, list[str]] = defaultdict(list)
+    for c in ids:
+        members[group[c]].append(c)
+    if len(members) < 2:
+        any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+        return {c: (screens, any_solve) for c in ids}
+    per_domain: dict[str, tuple[list[str], bool]] = {}
+    for name, own in members.items():
+        keys = {k for c in own for k in latest.get(c, {})}
+        per_domain[name] = (
+            [s for s in screens if ("screen", s) in keys],
+            any(k[0] == "solve" for k in keys),
+        )
+    return {c: per_domain[group[c]] for c in ids}
 
 
 def dedupe_by_question(ids: list[str], cands: dict[str, CandidateRecord]) -> list[str]:
@@ -639,13 +688,17 @@ def db_funnel(
     verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
     invariant = invariant_candidates(latest, verified)
     alive = [c for c in verified if not _rejected_by_invariance(latest, c)]
+    # each candidate meets only its own domain's screens and tool gate (`pool_scopes`)
+    scope = pool_scopes(latest, screens, cands, candidate_domains(store, cands))
     per_screen: dict[str, int] = {}
     for s in screens:
-        alive = [c for c in alive if _outcome(latest, c, "screen", s) == "pass"]
+        alive = [
+            c for c in alive if s not in scope[c][0] or _outcome(latest, c, "screen", s) == "pass"
+        ]
         per_screen[s] = len(alive)
-    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    any_solve = any(scope[c][1] for c in cands)
     solved = [c for c in alive if _solved(latest, c)]
-    final = solved if any_solve else alive
+    final = [c for c in alive if not scope[c][1] or _solved(latest, c)]
     pool = dedupe_by_question(final, cands)
     counts = store.query(
         "SELECT COUNT(*) AS n, SUM(status = 'generator-failed') AS failed,"

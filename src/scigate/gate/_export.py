@@ -28,8 +28,10 @@ from scigate._text import md_code, md_text
 from scigate.errors import BadInput
 from scigate.gate._audit import (
     audit,
+    candidate_domains,
     dedupe_by_question,
     latest_results,
+    pool_scopes,
     rank_counts,
     screens_in_order,
     surviving_candidates,
@@ -100,8 +102,9 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
     screens = screens_in_order(store)
     runs = {r["id"]: r for r in store.runs()}
     cands = {c.id: c for c in store.candidates()}
-    ids = surviving_candidates(latest, screens, cands)
-    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    domains = candidate_domains(store, cands)
+    ids = surviving_candidates(latest, screens, cands, domains)
+    scope = pool_scopes(latest, screens, cands, domains)
     if not include_duplicates:
         ids = dedupe_by_question(ids, cands)
     accepted = [cands[c] for c in ids]
@@ -151,7 +154,7 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
                 "meta": c.meta,
                 "solution": c.solution,
                 "duplicate_of": c.duplicate_of,
-                "tool_gate": "passed" if any_solve else "not run",
+                "tool_gate": "passed" if scope[c.id][1] else "not run",
                 "gates": gates,
             }
         )

@@ -23,6 +23,11 @@ script that detects the check could crash on purpose), a non-finite or missing v
 no closing report, or the script calling the library's unperturbed layer directly.
 The one exemption is narrow: a proposed answer that is an integer (a count of cells,
 dofs or iterations, which scaling computed values need not move) is not checked.
+
+A check can apply to some questions only (`SemanticCheck.applies_if`, a pattern the
+question must match; FEniCSx's quadrature-default check needs a stated quadrature
+degree). For any other question it is `n/a`: it does not run, counts as neither a pass
+nor a fail, and gate 1b's verdict comes from the checks that did apply.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ RANK_FILE = ".scigate_rank_{rank}.out"
 RANK_OUTPUT_LIMIT = 1 << 20
 
 Outcome = Literal["pass", "fail", "error"]
+#: a check's outcome: also `n/a` when it does not apply to the question (its `applies_if`)
+CheckOutcome = Literal["pass", "fail", "error", "n/a"]
 
 _RUNNER_TAIL = """
 import runpy as _scigate_runpy
@@ -99,7 +106,7 @@ class CheckResult(BaseModel):
 
     name: str
     passed: bool
-    outcome: Outcome
+    outcome: CheckOutcome
     printed: str | None
     reference: str | None
     reason: str
@@ -205,7 +212,11 @@ def _verdict(
         outcome, reason = "pass", "the domain declares no semantic checks"
     else:
         outcome = "pass"
-        reason = "passed " + "; ".join(f"{r.name} ({r.reason})" for r in results)
+        ran = [r for r in results if r.outcome != "n/a"]
+        reason = "passed " + "; ".join(f"{r.name} ({r.reason})" for r in ran)
+        if not ran:
+            reason = "no semantic check applies to this question"
+        reason += "".join(f"; {r.name} n/a ({r.reason})" for r in results if r.outcome == "n/a")
     return InvarianceResult(
         passed=outcome == "pass",
         outcome=outcome,
@@ -236,6 +247,15 @@ def run_check(
     if memory_bytes is not None:
         limits.memory_bytes = memory_bytes
     base = {"name": check.name, "reference": reference}
+    if check.applies_if and not re.search(check.applies_if, cand.question, re.IGNORECASE):
+        return CheckResult(
+            passed=False,
+            outcome="n/a",
+            printed=None,
+            reason=f"not applicable: {check.not_applicable}",
+            seconds=0.0,
+            **base,
+        )
     if check.expect == "changed" and is_count(cand.answer_value):
         return CheckResult(
             passed=True,

@@ -12,7 +12,7 @@ from __future__ import annotations
 APPLICATION_ID = 0x53475244
 
 #: The schema version this scigate writes; a database with a higher one is refused.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
 JSON_COLUMNS = frozenset(
@@ -609,7 +609,96 @@ LEFT JOIN agg ON agg.run_id = run.id
 LEFT JOIN cand ON cand.run_id = run.id;
 """
 
+# Version 6 (issue 25): a database holding several domains releases each domain's
+# survivors. v_candidate_status counted every screen of the database (`screens_known`)
+# and any tool gate in it against every candidate, so a chemistry candidate never run
+# through a FEniCSx-only screen stayed `pending` and never reached the pool. Now a
+# candidate's domain is its run's (`runs.domain`, '' when none), and the screens it must
+# pass and whether a tool gate applies are those that ran on its domain's candidates
+# (`scigate.gate._audit.pool_scopes` is the same rule in Python). One domain: unchanged.
+_V6 = """
+DROP VIEW v_candidate_status;
+
+-- One row per candidate: its latest outcome per gate and its status (docs/outcomes.md);
+-- v6: the screens it waits for and the tool gate are those of its own run's domain.
+CREATE VIEW v_candidate_status AS
+WITH latest AS (SELECT candidate_id, gate, screen, outcome, reason FROM v_gate_latest),
+v AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'verify'),
+i AS (SELECT candidate_id, outcome, reason FROM latest WHERE gate = 'invariance'),
+d AS (SELECT candidate_id, outcome FROM latest WHERE gate = 'duplicate'),
+s AS (
+    SELECT candidate_id,
+           COUNT(*) AS screens_run,
+           SUM(outcome = 'pass') AS screens_passed,
+           SUM(outcome = 'fail') AS screens_failed,
+           SUM(outcome = 'error') AS screens_errored,
+           group_concat(CASE WHEN outcome = 'fail' THEN screen END, ' ') AS solved_by_screens
+    FROM latest WHERE gate = 'screen' GROUP BY candidate_id
+),
+so AS (
+    SELECT candidate_id,
+           CASE WHEN SUM(outcome = 'pass') > 0 THEN 'pass'
+                WHEN SUM(outcome = 'fail') > 0 THEN 'fail'
+                ELSE 'error' END AS outcome,
+           group_concat(reason, '; ') AS reason
+    FROM latest WHERE gate = 'solve' GROUP BY candidate_id
+),
+dom AS (
+    SELECT c.id AS candidate_id, COALESCE(r.domain, '') AS domain
+    FROM candidates c LEFT JOIN runs r ON r.id = c.run_id
+),
+db AS (
+    SELECT dom.domain,
+           COUNT(DISTINCT CASE WHEN g.gate = 'screen' THEN g.screen END) AS screens,
+           COALESCE(MAX(g.gate = 'solve'), 0) AS any_solve
+    FROM dom LEFT JOIN gate_results g ON g.candidate_id = dom.candidate_id
+    GROUP BY dom.domain
+),
+joined AS (
+    SELECT c.id AS candidate_id, c.run_id, c.family, c.generator, c.answer, c.question_key,
+           c.duplicate_of, c.created_at,
+           v.outcome AS verify, v.reason AS verify_reason,
+           i.outcome AS invariance, i.reason AS invariance_reason,
+           COALESCE(s.screens_run, 0) AS screens_run,
+           COALESCE(s.screens_passed, 0) AS screens_passed,
+           CASE WHEN s.screens_failed > 0 THEN 'fail'
+                WHEN s.screens_errored > 0 THEN 'error'
+                WHEN s.screens_passed > 0 THEN 'pass' END AS screen,
+           s.solved_by_screens,
+           so.outcome AS solve, so.reason AS solve_reason,
+           d.outcome AS duplicate,
+           db.screens AS screens_known, db.any_solve
+    FROM candidates c
+    JOIN dom ON dom.candidate_id = c.id
+    JOIN db ON db.domain = dom.domain
+    LEFT JOIN v ON v.candidate_id = c.id
+    LEFT JOIN i ON i.candidate_id = c.id
+    LEFT JOIN s ON s.candidate_id = c.id
+    LEFT JOIN so ON so.candidate_id = c.id
+    LEFT JOIN d ON d.candidate_id = c.id
+)
+SELECT candidate_id, run_id, family, generator, answer, question_key, duplicate_of,
+       created_at, verify, verify_reason, invariance, invariance_reason, screens_run,
+       screens_passed, screen, solved_by_screens, solve, solve_reason, duplicate,
+       CASE WHEN verify IS NULL AND duplicate = 'fail' THEN 'rejected-duplicate'
+            WHEN verify IS NULL THEN 'pending'
+            WHEN verify = 'fail' THEN 'rejected-verify'
+            WHEN verify = 'error' THEN 'error-verify'
+            WHEN invariance = 'fail' THEN 'rejected-invariance'
+            WHEN invariance = 'error' THEN 'error-invariance'
+            WHEN screen = 'fail' THEN 'rejected-screen'
+            WHEN screen = 'error' THEN 'error-screen'
+            WHEN screens_run < screens_known THEN 'pending'
+            WHEN solve = 'pass' THEN 'accepted'
+            WHEN solve = 'fail' THEN 'unsolved'
+            WHEN solve = 'error' THEN 'error-solve'
+            WHEN any_solve THEN 'screened'
+            ELSE 'accepted' END AS status
+FROM joined
+ORDER BY created_at, candidate_id;
+"""
+
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5}
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
 
 assert max(MIGRATIONS) == SCHEMA_VERSION

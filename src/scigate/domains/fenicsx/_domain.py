@@ -60,13 +60,30 @@ def _hook(var: str, filename: str, install_args: str) -> str:
     )
 
 
-def _preludes(*, scale: bool) -> str:
-    """Both hooks installed with the run's token: the mesh reorder, and the dependence
-    hook scaling (`scale`) or as its sham."""
+#: How far the quadrature-default check lowers UFL's estimated degree (to at least 1), for
+#: integrals with no stated degree whose integrand is not a polynomial on affine simplices
+#: (a polynomial one is exact at the estimate and is left alone).
+QUADRATURE_SHIFT = 3
+
+#: A question that states a quadrature degree ("quadrature degree 5", "a degree-4
+#: quadrature rule", "quadrature of degree 6", `quadrature_degree=5`); the
+#: quadrature-default check applies only to those and is `n/a` for the others.
+QUADRATURE_STATED = (
+    r"quadrature[\s_-]+degree[\s\"']*(?:of|=|:|is|\$|\\\(|q\s*=)?\s*\$?\s*\d"
+    r"|quadrature\s+(?:rule\s+|scheme\s+)?(?:of|with)\s+(?:polynomial\s+)?degree\s*\$?\s*\d"
+    r"|degree[\s-]*\$?\d+\$?\s+(?:gauss(?:ian)?(?:[\s-]+\w+)?\s+)?quadrature"
+)
+
+
+def _preludes(*, scale: bool, shift: int = 0) -> str:
+    """The three hooks installed with the run's token: the mesh reorder, the dependence
+    hook scaling (`scale`) or as its sham, and the quadrature hook raising UFL's
+    estimated degree by `shift` (0: its sham)."""
     return (
         '_scigate_token = globals().pop("_SCIGATE_TOKEN", "")\n'
         + _hook("_scigate_reorder", "_reorder_hook.py", "_scigate_token")
         + _hook("_scigate_dependence", "_dependence_hook.py", f"_scigate_token, {scale}")
+        + _hook("_scigate_quadrature", "_quadrature_hook.py", f"_scigate_token, {shift}")
         + "del _scigate_token\n"
     )
 
@@ -87,11 +104,13 @@ class FenicsxDomain(Domain):
 
     def semantic_checks(self, *, mpi_ranks: int = 1) -> list[SemanticCheck]:
         """The mesh presented in another order, then every computed value scaled (both
-        always); `mpi_ranks` > 1 adds the MPI run.
+        always), then UFL's default quadrature degree lowered (when the question states a
+        degree; `n/a` otherwise); `mpi_ranks` > 1 adds the MPI run.
 
-        Both runs install both hooks, so a script sees the same wrapped functions in each:
-        the reorder run under the dependence hook's sham (nothing scaled), the dependence
-        run with the mesh reordered too (a correct script is indifferent to that)."""
+        Every run installs all three hooks, so a script sees the same wrapped functions in
+        each: the reorder run under the other two hooks' shams, the dependence and
+        quadrature runs with the mesh reordered too (a correct script is indifferent to
+        that) and the other perturbing hook as its sham."""
         reorder = SemanticCheck(
             name="reordered-mesh",
             description="the same script with the mesh's cells and nodes presented in a "
@@ -112,7 +131,21 @@ class FenicsxDomain(Domain):
             marker="scigate-dependence:",
             epilogue="_scigate_dependence['finish']()\n",
         )
-        return [reorder, dependence] + ([mpi_check(mpi_ranks)] if mpi_ranks > 1 else [])
+        quadrature = SemanticCheck(
+            name="quadrature-default",
+            software="FEniCSx",
+            description=f"the same script with UFL's estimated quadrature degree lowered by "
+            f"{QUADRATURE_SHIFT} for every integral that states no degree and is not a "
+            "polynomial on affine cells (compiled afresh, under a module name of its own); "
+            "the question states a quadrature degree, so a script that passes it to its "
+            "forms prints the same value, one that left the degree to UFL's estimate moves",
+            prelude=_preludes(scale=False, shift=QUADRATURE_SHIFT),
+            marker="scigate-quadrature:",
+            epilogue="_scigate_quadrature['finish']()\n",
+            applies_if=QUADRATURE_STATED,
+            not_applicable="the question states no quadrature degree",
+        )
+        return [reorder, dependence, quadrature] + ([mpi_check(mpi_ranks)] if mpi_ranks > 1 else [])
 
     def check_environment(self) -> dict[str, Any]:
         """Probe the domain interpreter in a subprocess (dolfinx never loads in the caller)."""
