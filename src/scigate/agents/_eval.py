@@ -313,10 +313,9 @@ async def evaluate(
     still appended here; Evo's runs, whose tasks learn in order from one memory, stay in
     this process and only their tool calls run as the executor's jobs."""
     check_method(config.method)
-    if config.concurrency < 1:
-        raise BadInput(f"--concurrency must be at least 1, got {config.concurrency}")
+    config.check()
     if resume and out is None:
-        raise BadInput("--resume needs --out: the directory of the evaluation to continue")
+        raise BadInput("resume needs out: the directory of the evaluation to continue")
     aliases = alias_table(tools)
     embedder = embedder or make_embedder("hashing")
     cfg = _public_config(config, tasks, train)

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from scigate._bounds import check_bounds
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
 from scigate.agents._evo import EvoAgent, EvoConfig, path_matches, strict_reward
@@ -105,20 +108,26 @@ async def judge_answer(
 
 @dataclass
 class EvalConfig:
-    """What one evaluation runs."""
+    """What one evaluation runs; each numeric field's range declared once, here
+    (`scigate._bounds`: `check` and the CLI's flags read these declarations)."""
 
     method: str
-    runs: int = 1
-    known_ratio: float = 0.5
-    split_seed: int = 0
-    temperature: float = 0.3
+    runs: Annotated[int, Field(ge=1, le=1_000)] = 1
+    known_ratio: Annotated[float, Field(ge=0, le=1)] = 0.5
+    split_seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.3
     evo: EvoConfig = field(default_factory=EvoConfig)
     accumulate: bool = True  # False: the "w/o knowledge accumulation" ablation
     memory: str | None = None  # evo memory file (per run suffix when runs > 1)
-    max_tools: int = DEFAULT_MAX_TOOLS  # function tools a request offers (--max-tools)
+    # function tools a request offers (--max-tools): a retrieved top-k plus search_tools
+    max_tools: Annotated[int, Field(ge=2, le=1_024)] = DEFAULT_MAX_TOOLS
     # tasks in flight at once (Evo: runs in flight; its tasks run in order, each learning
     # from the ones before); model calls are further limited per endpoint by the llm layer
-    concurrency: int = 1
+    concurrency: Annotated[int, Field(ge=1, le=1_024)] = 1
+
+    def check(self) -> None:
+        """`BadValue` (one line naming the field) for a setting outside its range."""
+        check_bounds(self)
 
 
 async def run_method(

@@ -47,6 +47,7 @@ from scigate.cli._executor import (
     check_executor,
     open_executor,
 )
+from scigate.cli._validate import library_option
 from scigate.errors import BadInput
 
 DOMAINS = ("biology", "chemistry", "materials")
@@ -69,12 +70,6 @@ def _model(spec: str, store: Any = None, run_id: str | None = None, role: str = 
 
     recorder = store.recorder(run_id=run_id, role=role) if store is not None else None
     return get_model(spec, recorder=recorder)
-
-
-def _ratio(value: float) -> float:
-    if not 0.0 <= value <= 1.0:
-        raise BadInput(f"--known-ratio must be within [0, 1], got {value}")
-    return value
 
 
 def _embedder(spec: str) -> Any:
@@ -288,8 +283,10 @@ def run_cmd(
     ] = None,
     known_ratio: Annotated[
         float,
-        typer.Option(
+        library_option(
             "--known-ratio",
+            record=EvalConfig,
+            field="known_ratio",
             help="Share of the library offered as known tools (default 1: the whole library). "
             "Below 1 the rest is 'unknown', reachable only through tool search: the evaluation "
             "split of agent eval, for trying a method under it.",
@@ -303,14 +300,20 @@ def run_cmd(
     ] = None,
     max_tools: Annotated[
         int,
-        typer.Option(
+        library_option(
             "--max-tools",
-            min=2,
+            record=EvalConfig,
+            field="max_tools",
             help="Function tools one request offers: a retrieved top-k plus search_tools "
             "(capped by the provider's limit, e.g. 128 for OpenAI).",
         ),
     ] = DEFAULT_MAX_TOOLS,
-    temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    temperature: Annotated[
+        float,
+        library_option(
+            "--temperature", record=EvalConfig, field="temperature", help="Sampling temperature."
+        ),
+    ] = 0.3,
     embedder: Annotated[str, typer.Option("--embedder", help=EMBEDDER_HELP)] = "hashing",
     reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
     gate: Annotated[str, typer.Option("--gate", help=GATE_HELP)] = "linucb",
@@ -321,7 +324,6 @@ def run_cmd(
     """Answer one question and show the whole trajectory: routing, active requests,
     candidates, gate decisions (x and UCB scores), every tool call, the answer."""
     check_method(method)
-    _ratio(known_ratio)
     evo = _evo_config(
         False, False, False, False, False, False, gate, False, temperature, retrieval, decompose
     )
@@ -424,16 +426,22 @@ def eval_cmd(
     method: Annotated[str, typer.Option("--method", help=f"One of {', '.join(METHODS)}.")],
     bench: Annotated[Path, typer.Option("--bench", help="SciToolEval-format JSONL bench.")],
     model: Annotated[str, typer.Option("--model", help="Model spec.")],
-    runs: Annotated[int, typer.Option("--runs", help="Independent runs (mean ± std).")] = 1,
+    runs: Annotated[
+        int,
+        library_option(
+            "--runs", record=EvalConfig, field="runs", help="Independent runs (mean ± std)."
+        ),
+    ] = 1,
     train: Annotated[
         Path | None,
         typer.Option("--train", help="Training JSONL for knowledge accumulation (evo)."),
     ] = None,
     max_tools: Annotated[
         int,
-        typer.Option(
+        library_option(
             "--max-tools",
-            min=2,
+            record=EvalConfig,
+            field="max_tools",
             help="Function tools one request offers: a retrieved top-k plus search_tools "
             "(capped by the provider's limit, e.g. 128 for OpenAI).",
         ),
@@ -457,17 +465,30 @@ def eval_cmd(
     memory: Annotated[Path | None, typer.Option("--memory", help="Evo memory file.")] = None,
     known_ratio: Annotated[
         float,
-        typer.Option(
+        library_option(
             "--known-ratio",
+            record=EvalConfig,
+            field="known_ratio",
             help="The evaluation split (SciToolAgent-Evo's setting): this share of each "
             "category is 'known' and offered up front; the rest is 'unknown', reachable only "
             "through tool search, which measures tool acquisition. 1 offers the whole library.",
         ),
     ] = 0.5,
     split_seed: Annotated[
-        int, typer.Option("--split-seed", help="Seed of the known/unknown split.")
+        int,
+        library_option(
+            "--split-seed",
+            record=EvalConfig,
+            field="split_seed",
+            help="Seed of the known/unknown split.",
+        ),
     ] = 0,
-    temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    temperature: Annotated[
+        float,
+        library_option(
+            "--temperature", record=EvalConfig, field="temperature", help="Sampling temperature."
+        ),
+    ] = 0.3,
     no_accumulation: Annotated[
         bool, typer.Option("--no-accumulation", help="Ablation: skip --train.")
     ] = False,
@@ -510,9 +531,10 @@ def eval_cmd(
     reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
     concurrency: Annotated[
         int,
-        typer.Option(
+        library_option(
             "--concurrency",
-            min=1,
+            record=EvalConfig,
+            field="concurrency",
             help="Tasks in flight at once (evo: runs in flight; its tasks learn in order). "
             "Model calls are also limited per endpoint (the spec's concurrency setting).",
         ),
@@ -533,9 +555,6 @@ def eval_cmd(
     baseline's tasks run on the workers; evo's loop and memory stay here and its tool
     calls run on the workers."""
     check_method(method)
-    _ratio(known_ratio)
-    if runs < 1:
-        raise BadInput("--runs must be at least 1")
     tasks = load_bench(bench)
     train_tasks = load_bench(train) if train is not None else None
     if judge is not None and judge.strip().lower() == "none":

@@ -18,7 +18,9 @@ from scigate.cli._executor import (
     open_executor,
 )
 from scigate.cli._stacks import require_domain_stack
+from scigate.cli._validate import library_option
 from scigate.errors import BadInput
+from scigate.gate import LoopConfig
 
 app = typer.Typer(
     no_args_is_help=True, help="ToolGate: generate, verify, screen, solve, audit, report."
@@ -72,10 +74,21 @@ def verify_cmd(
 @app.command("invariance")
 def invariance_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
-    mpi_ranks: int = typer.Option(
-        1, "--mpi-ranks", help="Also run on N MPI ranks (each must print the serial value); 1: off."
+    mpi_ranks: int = library_option(
+        1,
+        "--mpi-ranks",
+        record=LoopConfig,
+        field="mpi_ranks",
+        help="Also run on N MPI ranks (each must print the serial value); 1: off.",
     ),
-    timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit per run (s)."),
+    timeout: float = library_option(
+        300.0,
+        "--timeout",
+        record=LoopConfig,
+        field="verify_timeout",
+        help="Wall-clock limit per run (s).",
+        names_field=False,
+    ),
     domain: str = typer.Option("fenicsx", "--domain", help="Domain whose checks apply."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
@@ -86,10 +99,6 @@ def invariance_cmd(
     from scigate.gate import invariance, load_candidate
 
     cand = load_candidate(directory)
-    if timeout <= 0:
-        raise BadInput("--timeout must be positive")
-    if mpi_ranks < 1 or mpi_ranks > 64:
-        raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
     get_domain(domain)
     require_domain_stack(domain, "scigate gate invariance")
     result = invariance(cand, mpi_ranks=mpi_ranks, timeout=timeout, domain=domain)
@@ -215,40 +224,70 @@ def run_cmd(
         None, "--solver", help="Model spec of the tool-enabled solver."
     ),
     solver_cmd: str | None = typer.Option(None, "--solver-cmd", help="External solver command."),
-    rounds: int | None = typer.Option(
-        None, "--rounds", help="Generation rounds [default: 10; on --resume: as stored]."
+    rounds: int | None = library_option(
+        None,
+        "--rounds",
+        record=LoopConfig,
+        field="rounds",
+        help="Generation rounds [default: 10; on --resume: as stored].",
+        low=1,  # the library's 0 (finish the started rounds only) is --resume without --rounds
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of templates and option shuffles."),
-    calls: int = typer.Option(3, "--calls", help="Calls per screen."),
-    concurrency: int = typer.Option(
-        4, "--concurrency", help="Rounds in flight at once (model calls overlap)."
+    seed: int = library_option(
+        0, "--seed", record=LoopConfig, field="seed", help="Seed of templates and option shuffles."
     ),
-    fem_workers: int = typer.Option(
+    calls: int = library_option(
+        3, "--calls", record=LoopConfig, field="calls", help="Calls per screen."
+    ),
+    concurrency: int = library_option(
+        4,
+        "--concurrency",
+        record=LoopConfig,
+        field="concurrency",
+        help="Rounds in flight at once (model calls overlap).",
+    ),
+    fem_workers: int = library_option(
         0,
         "--fem-workers",
+        record=LoopConfig,
+        field="fem_workers",
         help="Concurrent FEniCSx runs (0: one per core); with --executor ray only template "
         "generation (the cluster's CPUs bound the sandboxed stages).",
+        low=0,  # 0: one per core, resolved before the library sees it
     ),
-    verify_timeout: float = typer.Option(
-        300.0, "--verify-timeout", help="Limit of one solution run (s)."
+    verify_timeout: float = library_option(
+        300.0,
+        "--verify-timeout",
+        record=LoopConfig,
+        field="verify_timeout",
+        help="Limit of one solution run (s).",
     ),
-    time_limit: float = typer.Option(
-        300.0, "--time-limit", help="Limit of one solver episode (s)."
+    time_limit: float = library_option(
+        300.0,
+        "--time-limit",
+        record=LoopConfig,
+        field="solve_time_limit",
+        help="Limit of one solver episode (s).",
     ),
     family: list[str] = typer.Option(
         [], "--family", help="Template families to use (default: all)."
     ),
-    seeds_in_prompt: int = typer.Option(
-        5, "--seeds-in-prompt", help="Expert seed items in the generator's prompt (0: none)."
+    seeds_in_prompt: int = library_option(
+        5,
+        "--seeds-in-prompt",
+        record=LoopConfig,
+        field="seeds_in_prompt",
+        help="Expert seed items in the generator's prompt (0: none).",
     ),
     rotate_seeds: bool = typer.Option(
         False,
         "--rotate-seeds",
         help="Show a different window of seed items each round (order fixed by --seed).",
     ),
-    near_duplicate: float = typer.Option(
-        0.7,
+    near_duplicate: float = library_option(
+        LoopConfig.model_fields["near_duplicate"].default,
         "--near-duplicate",
+        record=LoopConfig,
+        field="near_duplicate",
         help="Reject, before gate 1, a question with token Jaccard >= this to a surviving one (0: off).",
     ),
     invariance: bool = typer.Option(
@@ -256,8 +295,12 @@ def run_cmd(
         "--invariance/--no-invariance",
         help="Gate 1b after verification: the domain's semantic checks (FEniCSx: mesh reordered; computed values scaled).",
     ),
-    mpi_ranks: int = typer.Option(
-        1, "--mpi-ranks", help="Gate 1b also runs the script on N MPI ranks (1: off)."
+    mpi_ranks: int = library_option(
+        1,
+        "--mpi-ranks",
+        record=LoopConfig,
+        field="mpi_ranks",
+        help="Gate 1b also runs the script on N MPI ranks (1: off).",
     ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run in --db."),
     rescreen: bool = typer.Option(
@@ -284,7 +327,7 @@ def run_cmd(
     import sys
 
     from scigate.cli._progress import funnel_progress
-    from scigate.gate import ExecutorWorkers, LoopConfig, executors_text, run_loop
+    from scigate.gate import ExecutorWorkers, executors_text, run_loop
     from scigate.gate import rescreen as do_rescreen
     from scigate.store import Store
 

@@ -20,16 +20,14 @@ the generator's own working time; every gate records its own time.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from scigate.errors import BadInput
 from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
+from scigate.gate._config import LoopConfig
 from scigate.gate._environment import run_environment
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
 from scigate.gate._generator import (
@@ -39,93 +37,10 @@ from scigate.gate._generator import (
     TemplateCandidates,
     build_feedback,
 )
-from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
+from scigate.gate._novelty import NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._workers import GateWorkers
-
-
-class LoopConfig(BaseModel):
-    """Everything that defines a ToolGate run (stored with the run for reproducibility)."""
-
-    domain: str = "fenicsx"
-    generator: str = "templates"
-    screens: list[str] = Field(default_factory=list)
-    solver: str | None = None
-    solver_cmd: str | None = None
-    rounds: int = 10
-    seed: int = 0
-    calls: int = 3
-    early_stop: bool = True
-    verify_timeout: float = 300.0
-    solve_time_limit: float = 300.0
-    solver_max_steps: int = 40
-    solver_max_tokens: int = 500_000
-    generator_time_limit: float = 300.0
-    concurrency: int = 4
-    fem_workers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
-    families: list[str] | None = None
-    seeds_in_prompt: int = 5  # the paper's five expert seeds
-    rotate_seeds: bool = False
-    near_duplicate: float = NEAR_DUPLICATE_JACCARD  # 0: no near-duplicate rejection
-    all_verified: bool = False  # rescreen: every verified candidate, not only the survivors
-    #: gate 1b: the domain's semantic checks after verification (see `_invariance`)
-    invariance: bool = True
-    #: > 1 adds the MPI check (every rank prints the serial value) to gate 1b
-    mpi_ranks: int = 1
-
-    @property
-    def has_solver(self) -> bool:
-        """Whether a tool-enabled solver (gate 3) is configured."""
-        return bool(self.solver or self.solver_cmd)
-
-    def check(self) -> None:
-        """Reject impossible settings with one clear line."""
-        if self.rounds < 0:
-            raise BadInput("--rounds must be 0 or more")
-        if self.calls < 1:
-            raise BadInput("--calls must be at least 1")
-        if self.concurrency < 1 or self.fem_workers < 1:
-            raise BadInput("--concurrency and --fem-workers must be at least 1")
-        if self.verify_timeout <= 0 or self.solve_time_limit <= 0:
-            raise BadInput("--verify-timeout and --time-limit must be positive")
-        if self.solver and self.solver_cmd:
-            raise BadInput("give at most one of --solver and --solver-cmd")
-        if not 1 <= self.mpi_ranks <= 64:
-            raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
-        if len(set(self.screens)) != len(self.screens):
-            raise BadInput("the same --screen is given twice")
-        if self.seeds_in_prompt < 0:
-            raise BadInput("--seeds-in-prompt must be 0 or more")
-        if not 0 <= self.near_duplicate <= 1:
-            raise BadInput("--near-duplicate must be a Jaccard similarity in [0, 1] (0: off)")
-
-    def validate(self) -> None:
-        """`check`, plus the domain resolves and every model spec is usable: well formed,
-        its key, python file or server address present (`scigate.llm.check_spec`), so a
-        configuration error is one line before anything is written."""
-        from scigate.domains import get_domain
-        from scigate.llm import check_spec
-
-        self.check()
-        domain = get_domain(self.domain)
-        if self.generator == "templates" and self.families:
-            domain.template_generator(self.seed, families=self.families)  # checks the names
-        if self.generator not in ("templates", "rescreen"):
-            check_spec(self.generator)
-            if self.seeds_in_prompt > len(domain.seed_dirs()):
-                raise BadInput(
-                    f"--seeds-in-prompt {self.seeds_in_prompt}: the {domain.name} domain has "
-                    f"{len(domain.seed_dirs())} seed items"
-                )
-        for s in self.screens:
-            if not s.startswith("cue/"):
-                check_spec(s)
-            else:
-                make_responder(s)
-        if self.solver:
-            check_spec(self.solver)
-
 
 ProgressCallback = Callable[[int, int, Funnel], None]
 

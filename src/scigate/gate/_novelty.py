@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scigate.gate._config import NEAR_DUPLICATE_JACCARD
 from scigate.gate._similarity import jaccard, tokens
 from scigate.store import question_key
 
-#: Token Jaccard similarity at or above which a question is a near duplicate (the paper's).
-NEAR_DUPLICATE_JACCARD = 0.7
+__all__ = ["NEAR_DUPLICATE_JACCARD", "NearDuplicate", "near_duplicate"]
 
 _SURVIVORS = """
 WITH g AS (
