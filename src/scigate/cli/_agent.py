@@ -7,7 +7,7 @@ import json
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -50,6 +50,9 @@ from scigate.cli._executor import (
 from scigate.cli._validate import library_option
 from scigate.errors import BadInput
 
+if TYPE_CHECKING:
+    from scigate.store import Store
+
 DOMAINS = ("biology", "chemistry", "materials")
 GATE_HELP = (
     "linucb (the paper) | fixed-threshold (exploit when f >= 0.5) | llm (the model decides) "
@@ -65,7 +68,9 @@ app = typer.Typer(help="Tool-using agents: SciToolAgent-Evo and baselines.", no_
 console = Console(stderr=False)
 
 
-def _model(spec: str, store: Any = None, run_id: str | None = None, role: str = "agent") -> Any:
+def _model(
+    spec: str, store: Store | None = None, run_id: str | None = None, role: str = "agent"
+) -> Any:
     from scigate.llm import get_model
 
     recorder = store.recorder(run_id=run_id, role=role) if store is not None else None
@@ -79,7 +84,7 @@ def _embedder(spec: str) -> Any:
     return make_embedder(spec)
 
 
-def _reranker(spec: str | None, store: Any, run_id: str | None) -> tuple[Any, bool]:
+def _reranker(spec: str | None, store: Store | None, run_id: str | None) -> tuple[Any, bool]:
     """(the separate reranker model or None, whether to rerank with a model at all):
     no spec reranks with the main model, `none` ranks by retrieval scores."""
     if spec is None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scigate.errors import BadInput
 from scigate.gate._candidate import Candidate
@@ -42,6 +42,9 @@ from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._workers import GateWorkers
 
+if TYPE_CHECKING:
+    from scigate.store import Store
+
 ProgressCallback = Callable[[int, int, Funnel], None]
 
 
@@ -51,7 +54,7 @@ class _Context:
     def __init__(
         self,
         cfg: LoopConfig,
-        store: Any,
+        store: Store,
         run_id: str,
         total: int,
         progress: ProgressCallback | None,
@@ -92,7 +95,7 @@ class _Context:
             self.progress(self.done, self.total, self.funnel)
 
 
-def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Generator:
+def make_generator(cfg: LoopConfig, domain: Any, store: Store, run_id: str) -> Generator:
     """`templates` or an LLM generator for a model spec."""
     if cfg.generator == "templates":
         return TemplateCandidates(
@@ -173,7 +176,7 @@ ResumeCallback = Callable[[str, dict[str, Any]], None]
 
 async def run_loop(
     cfg: LoopConfig,
-    store: Any,
+    store: Store,
     *,
     resume: bool = False,
     run_id: str | None = None,
@@ -498,7 +501,7 @@ async def screen_and_solve(
     return "unsolved", f"flagged for review: {got['reason']}", detail
 
 
-def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
+def _save_candidate(store: Store, run_id: str, cand: Candidate) -> str:
     from scigate.store import CandidateRecord
 
     record = CandidateRecord(
@@ -517,7 +520,9 @@ def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
     return cid
 
 
-def _already_generated(store: Any, run_id: str, r: int) -> tuple[Candidate | None, dict[str, Any]]:
+def _already_generated(
+    store: Store, run_id: str, r: int
+) -> tuple[Candidate | None, dict[str, Any]]:
     """The candidate a killed run generated for round `r` before it could finish the
     round, with the generation record (its time and usage)."""
     for event in reversed(store.events(run_id, kind="generated")):
@@ -542,7 +547,7 @@ def candidate_from_record(rec: Any) -> Candidate:
 
 
 async def rescreen(
-    store: Any,
+    store: Store,
     *,
     screens: list[str],
     solver: str | None = None,
@@ -652,30 +657,13 @@ async def rescreen(
 
 
 def _verified_candidates(
-    store: Any, *, survivors_only: bool = False, before: str | None = None
+    store: Store, *, survivors_only: bool = False, before: str | None = None
 ) -> list[Any]:
     """Verified candidates; with `survivors_only` those that no screen has solved (latest
     result per screen, leaving out the results of run `before`)."""
-    rows = store.query(
-        "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
-    )
     # gate 1b: a candidate whose latest invariance result is not a pass is no survivor
-    not_invariant = {
-        r["candidate_id"]
-        for r in store.query(
-            "SELECT candidate_id, outcome FROM v_gate_latest WHERE gate = 'invariance'"
-        )
-        if r["outcome"] != "pass"
-    }
-    ids = {r["candidate_id"] for r in rows} - not_invariant
+    ids = store.verified_candidate_ids() - store.latest_not_passed_ids("invariance")
     if survivors_only:
-        solved = store.query(
-            "SELECT candidate_id FROM (SELECT candidate_id, outcome, ROW_NUMBER() OVER ("
-            " PARTITION BY candidate_id, screen ORDER BY created_at DESC, id DESC) AS rn"
-            " FROM gate_results WHERE gate = 'screen' AND run_id != ?)"
-            " WHERE rn = 1 AND outcome = 'fail'",
-            (before or "",),
-        )
-        ids -= {r["candidate_id"] for r in solved}
+        ids -= store.screened_out_ids(excluding_run=before)
     recs = [r for r in store.candidates() if r.id in ids]
     return sorted(recs, key=lambda r: (r.created_at, r.id))
