@@ -15,6 +15,7 @@ from pydantic import Field
 from scigate._bounds import check_bounds
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
+from scigate.agents._evalrow import EvalRow
 from scigate.agents._evo import EvoAgent, EvoConfig, path_matches, strict_reward
 from scigate.agents._parse import final_answer
 from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
@@ -155,7 +156,7 @@ async def score_task(
     agent: EvoAgent | None,
     judge: ModelLike | None,
     aliases: dict[str, str],
-) -> tuple[dict[str, Any], Trajectory]:
+) -> tuple[EvalRow, Trajectory]:
     """Run and score one task. A failing model or judge call makes the row's status
     `error` with the reason; it never propagates (bad input and interrupts do).
 
@@ -204,7 +205,7 @@ async def score_task(
             error = f"learning: {_reason(exc)}"
         traj.wall_seconds += time.perf_counter() - began
     row = _row(task, traj, verdict, error, run=run, index=index, aliases=aliases)
-    row["learned"] = learned
+    row.learned = learned
     _add_reranker(row, ctx.reranker_usage)
     return row, traj
 
@@ -232,7 +233,7 @@ async def score_trajectory(
     judge: ModelLike | None,
     aliases: dict[str, str],
     reranker: Usage | None = None,
-) -> dict[str, Any]:
+) -> EvalRow:
     """The row of one finished trajectory: its answer judged (a failing judge makes the
     status `error`), its tool chain scored, its cost."""
     verdict, error = await _assess(task, traj, judge)
@@ -250,7 +251,7 @@ def _row(
     run: int,
     index: int,
     aliases: dict[str, str],
-) -> dict[str, Any]:
+) -> EvalRow:
     """One task's record: both chains as scored (n/a tool scores without a reference
     path), the answer's verdict (who decided, the answer kind, the reason, the judge's
     reply), its cost (with the calls that had no price)."""
@@ -268,46 +269,46 @@ def _row(
         else {"exact": None, "set_f1": None, "lcs": None}
     )
     u: Usage = traj.usage
-    return {
-        "run": run,
-        "index": index,
-        "line": task.line,
-        "level": task.level,
-        "domain": task.domain,
-        "question": task.question,
-        "predicted_chain": predicted,
-        "executed_chain": canonical_names(traj.chain, aliases),
-        "reference_chain": reference,
-        "tool_exact": ts["exact"],
-        "tool_set_f1": ts["set_f1"],
-        "tool_lcs": ts["lcs"],
-        "answer": traj.answer,
-        "reference_answer": task.answer,
-        "status": status,
-        "answer_correct": None if decided is None else float(decided),
-        "judged_by": how,
-        "verdict": None if verdict is None or error is not None else verdict.record(),
-        "judge_reply": None if verdict is None else verdict.judge_reply,
-        "learned": None,  # Evo: the reward it learned from and what it added
-        "route": traj.route,
-        "executed_ok": traj.executed_ok,
-        "error": error,
-        "calls": u.calls,
-        "unpriced_calls": u.unpriced_calls,
-        "input_tokens": u.input_tokens,
-        "output_tokens": u.output_tokens,
-        "latency": u.latency,
-        "cost": u.cost,
-        "estimated_tokens": u.estimated_tokens,
-        "wall_seconds": traj.wall_seconds,
-        "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
-    }
-
-
-def _add_reranker(row: dict[str, Any], reranker: Usage | None) -> None:
-    r = reranker or Usage()
-    row.update(
-        reranker_calls=r.calls,
-        reranker_input_tokens=r.input_tokens,
-        reranker_output_tokens=r.output_tokens,
+    return EvalRow.of(
+        {
+            "run": run,
+            "index": index,
+            "line": task.line,
+            "level": task.level,
+            "domain": task.domain,
+            "question": task.question,
+            "predicted_chain": predicted,
+            "executed_chain": canonical_names(traj.chain, aliases),
+            "reference_chain": reference,
+            "tool_exact": ts["exact"],
+            "tool_set_f1": ts["set_f1"],
+            "tool_lcs": ts["lcs"],
+            "answer": traj.answer,
+            "reference_answer": task.answer,
+            "status": status,
+            "answer_correct": None if decided is None else float(decided),
+            "judged_by": how,
+            "verdict": None if verdict is None or error is not None else verdict.record(),
+            "judge_reply": None if verdict is None else verdict.judge_reply,
+            "learned": None,  # Evo: the reward it learned from and what it added
+            "route": traj.route,
+            "executed_ok": traj.executed_ok,
+            "error": error,
+            "calls": u.calls,
+            "unpriced_calls": u.unpriced_calls,
+            "input_tokens": u.input_tokens,
+            "output_tokens": u.output_tokens,
+            "latency": u.latency,
+            "cost": u.cost,
+            "estimated_tokens": u.estimated_tokens,
+            "wall_seconds": traj.wall_seconds,
+            "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
+        }
     )
+
+
+def _add_reranker(row: EvalRow, reranker: Usage | None) -> None:
+    r = reranker or Usage()
+    row.reranker_calls = r.calls
+    row.reranker_input_tokens = r.input_tokens
+    row.reranker_output_tokens = r.output_tokens

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,6 +20,8 @@ from scigate.agents import (
     RETRIEVALS,
     AgentContext,
     EvalConfig,
+    EvalResult,
+    EvalRow,
     EvoAgent,
     EvoConfig,
     Task,
@@ -236,7 +238,7 @@ def _evo_config(
         raise BadInput(f"--gate-threshold must lie in [0, 1], got {gate_threshold}")
     if retrieval not in RETRIEVALS:
         raise BadInput(f"--retrieval must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
-    return EvoConfig(
+    config = EvoConfig(
         retrieval=retrieval,
         decompose=decompose,
         skills=not no_skill,
@@ -249,8 +251,8 @@ def _evo_config(
         gate_seed=gate_seed,
         routing=not no_routing,
         temperature=temperature,
-        **({"gate_threshold": gate_threshold} if gate_threshold is not None else {}),
     )
+    return config if gate_threshold is None else replace(config, gate_threshold=gate_threshold)
 
 
 @app.command("run")
@@ -343,14 +345,10 @@ def run_cmd(
         answer=answer,
     )
     tools = library_tools()
-    store = run_id = None
-    if db is not None:
-        from scigate.store import Store
-
-        store = Store(db)
-        run_id = store.create_run(
-            "agent-run", config={"method": method, "model": model, "question": question}
-        )
+    record = _RunRecord.open(
+        db, "agent-run", {"method": method, "model": model, "question": question}
+    )
+    store, run_id = (record.store, record.run_id) if record else (None, None)
     llm = _model(model, store, run_id, role=method)
     rerank_model, rerank = _reranker(reranker, store, run_id)
 
@@ -360,8 +358,11 @@ def run_cmd(
             from scigate._tmp import scigate_tempdir
 
             # without --memory the memory lives only as long as this run
-            tmp = None if memory else scigate_tempdir("evo")
-            path = memory or Path(tmp.name) / "memory.db"
+            if memory:
+                path = memory
+            else:
+                tmp = scigate_tempdir("evo")
+                path = Path(tmp.name) / "memory.db"
             agent = EvoAgent.open(
                 path,
                 tools,
@@ -400,9 +401,8 @@ def run_cmd(
         status = "interrupted"
         raise
     finally:
-        if store is not None:
-            store.set_run_status(run_id, status)
-            store.close()
+        if record is not None:
+            record.close(status)
     if json_out:
         print_json(console, json.loads(traj.model_dump_json()))
         return
@@ -598,118 +598,213 @@ def eval_cmd(
         max_tools=max_tools,
         concurrency=concurrency,
     )
-    store = run_id = None
-    if db is not None:
+    record = _RunRecord.open(
+        db,
+        "agent-eval",
+        {
+            "method": method,
+            "model": model,
+            "bench": str(bench),
+            "runs": runs,
+            "known_ratio": known_ratio,
+            "embedder": embedder,
+            "reranker": reranker,
+            "resume": resume,
+        },
+    )
+    models = _EvalModels.make(model, judge, reranker, method, record)
+    config.evo.rerank = config.evo.rerank and models.rerank
+    started = time.perf_counter()
+    result, stages = _run_evaluation(
+        models,
+        tasks,
+        train_tasks if checkpoints else None,
+        config,
+        embedder=vectors,
+        out=out,
+        resume=resume,
+        train=train_tasks,
+        view=_EvalView(method, json_out, record),
+        executor=(executor, ray_address),
+        record=record,
+    )
+    if out is not None:
+        _write_evaluation(result, out, stages if checkpoints else None)
+    if json_out:
+        _print_json_summary(result, stages if checkpoints else None)
+    else:
+        _print_report(
+            result,
+            stages if checkpoints else None,
+            method=method,
+            tasks=len(tasks),
+            runs=runs,
+            took=time.perf_counter() - started,
+        )
+    _exit_on_failure(result)
+
+
+#: the row keys an `agent-task` event records in the run database
+_TASK_EVENT_KEYS = (
+    "run",
+    "index",
+    "line",
+    "predicted_chain",
+    "reference_chain",
+    "tool_exact",
+    "answer",
+    "status",
+    "answer_correct",
+    "error",
+    "calls",
+    "input_tokens",
+    "output_tokens",
+)
+
+
+@dataclass
+class _RunRecord:
+    """The run an `agent` verb records with `--db`: its model calls, task events, status."""
+
+    store: Store
+    run_id: str
+
+    @classmethod
+    def open(cls, db: Path | None, kind: str, details: dict[str, Any]) -> _RunRecord | None:
+        """The `kind` run recorded in `db` (created now), or None without a database."""
+        if db is None:
+            return None
         from scigate.store import Store
 
         store = Store(db)
-        run_id = store.create_run(
-            "agent-eval",
-            config={
-                "method": method,
-                "model": model,
-                "bench": str(bench),
-                "runs": runs,
-                "known_ratio": known_ratio,
-                "embedder": embedder,
-                "reranker": reranker,
-                "resume": resume,
-            },
-        )
-    llm = _model(model, store, run_id, role=method)
-    judge_model = _model(judge, store, run_id, role="judge") if judge else None
-    rerank_model, rerank = _reranker(reranker, store, run_id)
-    config.evo.rerank = config.evo.rerank and rerank
-    tally = _Tally()
-    progress = Progress(
-        TextColumn(f"[bold]{inert_markup(method)}[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[stats]}"),
-        TimeElapsedColumn(),
-        console=console,
-        disable=json_out,
-    )
-    bar = progress.add_task("tasks", total=None, stats="")
+        return cls(store, store.create_run(kind, config=details))
 
-    def on_start(total: int, resumed: list[dict[str, Any]]) -> None:
+    def task(self, row: EvalRow) -> None:
+        """Record one finished task as an `agent-task` event."""
+        self.store.add_event(self.run_id, "agent-task", {k: row[k] for k in _TASK_EVENT_KEYS})
+
+    def close(self, status: str) -> None:
+        """Set the run's final status and close the database."""
+        self.store.set_run_status(self.run_id, status)
+        self.store.close()
+
+
+@dataclass
+class _EvalModels:
+    """The models of one evaluation, each recording its calls in the run (if any)."""
+
+    llm: Any
+    judge: Any
+    reranker: Any
+    rerank: bool  # whether a model reranks at all (`--reranker none`: retrieval scores)
+
+    @classmethod
+    def make(
+        cls,
+        model: str,
+        judge: str | None,
+        reranker: str | None,
+        method: str,
+        record: _RunRecord | None,
+    ) -> _EvalModels:
+        store, run_id = (record.store, record.run_id) if record else (None, None)
+        llm = _model(model, store, run_id, role=method)
+        judge_model = _model(judge, store, run_id, role="judge") if judge else None
+        rerank_model, rerank = _reranker(reranker, store, run_id)
+        return cls(llm=llm, judge=judge_model, reranker=rerank_model, rerank=rerank)
+
+
+class _EvalView:
+    """The progress bar and the per-task lines of `agent eval` (none with --json)."""
+
+    def __init__(self, method: str, json_out: bool, record: _RunRecord | None) -> None:
+        self.json_out, self.record, self.tally = json_out, record, _Tally()
+        self.progress = Progress(
+            TextColumn(f"[bold]{inert_markup(method)}[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=json_out,
+        )
+        self.bar = self.progress.add_task("tasks", total=None, stats="")
+
+    def on_start(self, total: int, resumed: list[EvalRow]) -> None:
+        """Count the rows a resumed evaluation already holds."""
         for row in resumed:
-            tally.add(row)
-        progress.update(bar, total=total, completed=len(resumed), stats=tally.line())
-        if resumed and not json_out:
+            self.tally.add(row)
+        self.progress.update(self.bar, total=total, completed=len(resumed), stats=self.tally.line())
+        if resumed and not self.json_out:
             _say("[dim]resuming: {} of {} tasks already done[/dim]", len(resumed), total)
 
-    def on_task(row: dict[str, Any], traj: Trajectory) -> None:
-        if store is not None:
-            store.add_event(
-                run_id,
-                "agent-task",
-                {
-                    k: row[k]
-                    for k in (
-                        "run",
-                        "index",
-                        "line",
-                        "predicted_chain",
-                        "reference_chain",
-                        "tool_exact",
-                        "answer",
-                        "status",
-                        "answer_correct",
-                        "error",
-                        "calls",
-                        "input_tokens",
-                        "output_tokens",
-                    )
-                },
-            )
-        tally.add(row)
-        progress.update(bar, advance=1, stats=tally.line())
-        if not json_out:
-            mark = _MARKS.get(row["status"], "?")
-            detail = f" [red]error[/red] {inert_markup(row['error'])}" if row["error"] else ""
+    def on_task(self, row: EvalRow, traj: Trajectory) -> None:
+        """Record a finished task and show it."""
+        if self.record is not None:
+            self.record.task(row)
+        self.tally.add(row)
+        self.progress.update(self.bar, advance=1, stats=self.tally.line())
+        if not self.json_out:
+            mark = _MARKS.get(row.status or "", "?")
+            detail = f" [red]error[/red] {inert_markup(row.error)}" if row.error else ""
             _say(
                 mark + " run {} task {}: {} → {}" + detail,
-                row["run"],
-                row["index"] + 1,
-                " → ".join(row["predicted_chain"]),
-                row["answer"],
+                row.run,
+                row.index + 1,
+                " → ".join(row.predicted_chain),
+                row.answer,
             )
 
-    started = time.perf_counter()
+
+def _run_evaluation(
+    models: _EvalModels,
+    tasks: list[Task],
+    checkpoint_train: list[Task] | None,
+    config: EvalConfig,
+    *,
+    embedder: Any,
+    out: Path | None,
+    resume: bool,
+    train: list[Task] | None,
+    view: _EvalView,
+    executor: tuple[str, str | None],
+    record: _RunRecord | None,
+) -> tuple[EvalResult, list[dict[str, Any]]]:
+    """Run the evaluation (and, given `checkpoint_train`, the accumulation checkpoints) on
+    the executor; the run's status is set on every way out."""
     status = "failed"
     stages: list[dict[str, Any]] = []
     workers = None
     try:
-        workers = open_executor(executor, ray_address)
-        with progress:
+        workers = open_executor(*executor)
+        with view.progress:
             result = asyncio.run(
                 evaluate(
-                    llm,
+                    models.llm,
                     tasks,
                     library_tools(),
                     config,
-                    train=train_tasks,
-                    judge=judge_model,
-                    on_task=on_task,
-                    embedder=vectors,
-                    reranker=rerank_model,
+                    train=train,
+                    judge=models.judge,
+                    on_task=view.on_task,
+                    embedder=embedder,
+                    reranker=models.reranker,
                     out=out,
                     resume=resume,
-                    on_start=on_start,
+                    on_start=view.on_start,
                     executor=workers,
                 )
             )
-        if checkpoints and train_tasks:
+        if checkpoint_train:
             stages = asyncio.run(
                 accumulation_checkpoints(
-                    llm,
+                    models.llm,
                     tasks,
-                    train_tasks,
+                    checkpoint_train,
                     library_tools(),
                     config,
-                    judge=judge_model,
-                    embedder=vectors,
+                    judge=models.judge,
+                    embedder=embedder,
                     executor=workers,
                 )
             )
@@ -720,46 +815,65 @@ def eval_cmd(
     finally:
         if workers is not None:
             workers.close()
-        if store is not None:
-            store.set_run_status(run_id, status)
-            store.close()
-    if out is not None:
-        write_result(result, out)
-        if checkpoints:
-            try:
-                (out / "checkpoints.json").write_text(json.dumps(stages, indent=2) + "\n")
-            except OSError as exc:
-                raise BadInput(f"cannot write {out / 'checkpoints.json'}: {exc}") from None
-    if json_out:
-        payload = {"config": result.config, "summary": result.summary}
-        if checkpoints:
-            payload["checkpoints"] = stages
-        print_json(console, payload)
-    else:
-        console.print(inert(render_markdown(result)), highlight=False, markup=False)
-        if checkpoints:
-            console.print(
-                "\nAccumulation checkpoints (Table A2)\n\n" + inert(render_checkpoints(stages)),
-                highlight=False,
-                markup=False,
-            )
-        o = result.summary["overall"]
-        took = time.perf_counter() - started
+        if record is not None:
+            record.close(status)
+    return result, stages
+
+
+def _write_evaluation(result: EvalResult, out: Path, stages: list[dict[str, Any]] | None) -> None:
+    """results.json/.md and rows.jsonl in `out`; with checkpoints, checkpoints.json too."""
+    write_result(result, out)
+    if stages is not None:
+        try:
+            (out / "checkpoints.json").write_text(json.dumps(stages, indent=2) + "\n")
+        except OSError as exc:
+            raise BadInput(f"cannot write {out / 'checkpoints.json'}: {exc}") from None
+
+
+def _print_json_summary(result: EvalResult, stages: list[dict[str, Any]] | None) -> None:
+    payload: dict[str, Any] = {"config": result.config, "summary": result.summary}
+    if stages is not None:
+        payload["checkpoints"] = stages
+    print_json(console, payload)
+
+
+def _print_report(
+    result: EvalResult,
+    stages: list[dict[str, Any]] | None,
+    *,
+    method: str,
+    tasks: int,
+    runs: int,
+    took: float,
+) -> None:
+    """The markdown report, the checkpoints table and the one-paragraph summary."""
+    console.print(inert(render_markdown(result)), highlight=False, markup=False)
+    if stages is not None:
         console.print(
-            inert(
-                f"{method}: {len(tasks)} tasks × {runs} run(s), {took:.1f} s\n"
-                f"{tool_line(o, runs)}\n{answer_line(o, runs)}\n"
-                f"{cost_line(result.summary['cost'])}; "
-                f"{result.summary['cost']['llm_calls']:.1f} LLM calls per task"
-            ),
+            "\nAccumulation checkpoints (Table A2)\n\n" + inert(render_checkpoints(stages)),
             highlight=False,
             markup=False,
         )
+    o = result.summary["overall"]
+    console.print(
+        inert(
+            f"{method}: {tasks} tasks × {runs} run(s), {took:.1f} s\n"
+            f"{tool_line(o, runs)}\n{answer_line(o, runs)}\n"
+            f"{cost_line(result.summary['cost'])}; "
+            f"{result.summary['cost']['llm_calls']:.1f} LLM calls per task"
+        ),
+        highlight=False,
+        markup=False,
+    )
+
+
+def _exit_on_failure(result: EvalResult) -> None:
+    """Exit status 1 when errors dominate or the accumulation taught nothing it should."""
     if errors_dominate(result.summary, len(result.rows)):
-        first = next(r["error"] for r in result.rows if r["status"] == "error")
+        first = next(r.error for r in result.rows if r.status == "error")
         typer.echo(
             f"scigate: error: {result.summary['overall']['errors']} of {len(result.rows)} tasks "
-            f"ended in an error (first: {one_line(first)})",
+            f"ended in an error (first: {one_line(first or '')})",
             err=True,
         )
         raise typer.Exit(1)
@@ -784,8 +898,8 @@ class _Tally:
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
-    def add(self, row: dict[str, Any]) -> None:
-        status = row.get("status") or "wrong"
+    def add(self, row: EvalRow) -> None:
+        status = row.status or "wrong"
         self.counts[status] = self.counts.get(status, 0) + 1
 
     def line(self) -> str:
