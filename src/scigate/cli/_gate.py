@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -21,6 +22,9 @@ from scigate.cli._stacks import require_domain_stack
 from scigate.cli._validate import library_option
 from scigate.errors import BadInput
 from scigate.gate import LoopConfig
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 app = typer.Typer(
     no_args_is_help=True, help="ToolGate: generate, verify, screen, solve, audit, report."
@@ -443,12 +447,17 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def _open_db(db: Path):
+def _open_db(db: Path) -> Store:
     from scigate.store import Store
 
     if not db.exists():
         raise BadInput(f"database not found: {db}")
     return Store(db, create=False, readonly=True)  # audit, report, export only read
+
+
+def _solved_by(screen: str) -> Callable[[dict[str, Any]], str]:
+    """The cell of the row 'solved by SCREEN' for a domain's audit."""
+    return lambda d: _pct(d["screen_solved_share"].get(screen))
 
 
 def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
@@ -459,7 +468,7 @@ def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
     t.add_column("")
     for name in domains:
         t.add_column(untrusted(name), justify="right")
-    rows = [
+    rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
         ("candidates", lambda d: str(d["candidates"])),
         ("verified", lambda d: str(d["verified"])),
         ("passed gate 1b", lambda d: str(d["invariant"])),
@@ -476,9 +485,7 @@ def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
         ),
     ]
     screens = sorted({s for d in domains.values() for s in d["screen_solved_share"]})
-    rows += [
-        (f"solved by {s}", lambda d, s=s: _pct(d["screen_solved_share"].get(s))) for s in screens
-    ]
+    rows += [(f"solved by {s}", _solved_by(s)) for s in screens]
     for label, cell in rows:
         t.add_row(untrusted(label), *(cell(d) for d in domains.values()))
     console.print(t)

@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 
@@ -41,8 +41,8 @@ try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import core as click_core
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer uses click itself
-    from click import core as click_core
-    from click import exceptions as click_exceptions
+    from click import core as click_core  # type: ignore[no-redef]
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
 __all__ = ["Bound", "bound_for", "check_value", "flag_of", "library_option", "validate_tree"]
 
@@ -233,7 +233,7 @@ def library_option(
             for item in value if isinstance(value, list | tuple) else [value]:
                 reason = bound().reason(item)
                 if reason:
-                    raise click_exceptions.BadParameter(reason, ctx=ctx, param=param)
+                    raise click_exceptions.BadParameter(reason, ctx=ctx, param=cast(Any, param))
         return value
 
     callback.__scigate_range__ = bound  # type: ignore[attr-defined]
@@ -252,7 +252,7 @@ def _chain(param: click_core.Parameter) -> Callable[..., Any]:
         if ctx.get_parameter_source(p.name or "") in _USER_SOURCES and declared is None:
             reason = check_value(p.name or "", value, p.default)
             if reason:
-                raise click_exceptions.BadParameter(reason, ctx=ctx, param=p)
+                raise click_exceptions.BadParameter(reason, ctx=ctx, param=cast(Any, p))
         return original(ctx, p, value) if original is not None else value
 
     callback.__scigate_validated__ = True  # type: ignore[attr-defined]

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from scigate.errors import BadInput
+from scigate.errors import BadInput, ScigateError
 from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
 from scigate.gate._config import LoopConfig
@@ -392,7 +392,7 @@ async def gate_candidate(
             detail=res.detail(),
             seconds=res.seconds,
         )
-        verify = store.gate_result(run_id, cand.id, "verify")
+        verify = _written(store.gate_result(run_id, cand.id, "verify"))
     ctx.gate1_finished(round_index)
     if verify["outcome"] != "pass":
         return "rejected-verify", verify["reason"], detail
@@ -405,7 +405,9 @@ async def gate_candidate(
     return await screen_and_solve(ctx, cand, detail)
 
 
-async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any]) -> dict:
+async def invariance_stage(
+    ctx: _Context, cand: Candidate, verify: dict[str, Any]
+) -> dict[str, Any]:
     """Gate 1b on a verified candidate (its recorded result when there is one)."""
     store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
     got = store.gate_result(run_id, cand.id, "invariance")
@@ -427,7 +429,7 @@ async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any
             detail=res.detail(),
             seconds=res.seconds,
         )
-        got = store.gate_result(run_id, cand.id, "invariance")
+        got = _written(store.gate_result(run_id, cand.id, "invariance"))
     return got
 
 
@@ -457,7 +459,7 @@ async def screen_and_solve(
                 detail=res.summary(),
                 seconds=res.seconds,
             )
-            got = store.gate_result(run_id, cand.id, "screen", responder.name)
+            got = _written(store.gate_result(run_id, cand.id, "screen", responder.name))
         if got["outcome"] == "error":
             return "error", got["reason"], detail
         if got["outcome"] != "pass":
@@ -468,7 +470,7 @@ async def screen_and_solve(
     got = store.gate_result(run_id, cand.id, "solve", solver)
     if got is None:
         if cfg.solver:
-            res = await ctx.workers.solve_model(
+            solved = await ctx.workers.solve_model(
                 cand,
                 cfg.solver,
                 recorder=store.recorder(run_id=run_id, candidate_id=cand.id, role="solver"),
@@ -480,7 +482,7 @@ async def screen_and_solve(
         else:
             assert cfg.solver_cmd is not None
             async with ctx.sandbox:
-                res = await ctx.workers.solve_command(
+                solved = await ctx.workers.solve_command(
                     cand, cfg.solver_cmd, time_limit=cfg.solve_time_limit, domain=cfg.domain
                 )
         store.add_gate_result(
@@ -488,17 +490,24 @@ async def screen_and_solve(
             cand.id,
             "solve",
             screen=solver,
-            outcome="pass" if res.solved else "error" if res.error else "fail",
-            reason=res.reason,
-            detail=res.model_dump(),
-            seconds=res.seconds,
+            outcome="pass" if solved.solved else "error" if solved.error else "fail",
+            reason=solved.reason,
+            detail=solved.model_dump(),
+            seconds=solved.seconds,
         )
-        got = store.gate_result(run_id, cand.id, "solve", solver)
+        got = _written(store.gate_result(run_id, cand.id, "solve", solver))
     if got["outcome"] == "pass":
         return "accepted", got["reason"], detail
     if got["outcome"] == "error":  # the solver could not run: no evidence either way
         return "error", got["reason"], detail
     return "unsolved", f"flagged for review: {got['reason']}", detail
+
+
+def _written(result: dict[str, Any] | None) -> dict[str, Any]:
+    """A gate result read back after its write (an idempotent write always leaves one)."""
+    if result is None:
+        raise ScigateError("a gate result just written is missing from the run database")
+    return result
 
 
 def _save_candidate(store: Store, run_id: str, cand: Candidate) -> str:
