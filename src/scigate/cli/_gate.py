@@ -52,7 +52,14 @@ def _verdict(mark: str, directory: Path, reason: str, seconds: float) -> str:
 @app.command("verify")
 def verify_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
-    timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit in seconds."),
+    timeout: float = library_option(
+        300.0,
+        "--timeout",
+        record=LoopConfig,
+        field="verify_timeout",
+        help="Wall-clock limit in seconds.",
+        names_field=False,
+    ),
     domain: str = typer.Option(
         "fenicsx", "--domain", help="Domain whose software the solution uses."
     ),
@@ -62,8 +69,6 @@ def verify_cmd(
     from scigate.gate import load_candidate, verify
 
     cand = load_candidate(directory)
-    if timeout <= 0:
-        raise BadInput("--timeout must be positive")
     require_domain_stack(domain, "scigate gate verify")
     result = verify(cand, timeout=timeout, domain=domain)
     mark = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
@@ -122,7 +127,14 @@ def invariance_cmd(
 def screen_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
     model: str = typer.Option(..., "--model", help="Screen: a model spec or cue/NAME."),
-    calls: int = typer.Option(3, "--calls", help="Presentations (majority decides)."),
+    calls: int = library_option(
+        3,
+        "--calls",
+        record=LoopConfig,
+        field="calls",
+        help="Presentations (majority decides).",
+        names_field=False,
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the option shuffles."),
     no_early_stop: bool = typer.Option(False, "--no-early-stop", help="Always make every call."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -130,8 +142,6 @@ def screen_cmd(
     """Gate 2: a no-tool screen answers shuffled presentations; passing means it fails."""
     from scigate.gate import load_candidate, make_responder, run_screen
 
-    if calls < 1:
-        raise BadInput("--calls must be at least 1")
     if not model.startswith("cue/"):
         from scigate.llm import check_spec
 
@@ -168,12 +178,27 @@ def solve_cmd(
         "--solver-cmd",
         help="External agent command; {workspace} and {prompt_file} are replaced.",
     ),
-    time_limit: float = typer.Option(
-        300.0, "--time-limit", help="Wall-clock limit of the episode (s)."
+    time_limit: float = library_option(
+        300.0,
+        "--time-limit",
+        record=LoopConfig,
+        field="solve_time_limit",
+        help="Wall-clock limit of the episode (s).",
+        names_field=False,
     ),
-    max_steps: int = typer.Option(40, "--max-steps", help="Tool-call limit of the built-in agent."),
-    max_tokens: int = typer.Option(
-        500_000, "--max-tokens", help="Token limit of the built-in agent."
+    max_steps: int = library_option(
+        40,
+        "--max-steps",
+        record=LoopConfig,
+        field="solver_max_steps",
+        help="Tool-call limit of the built-in agent.",
+    ),
+    max_tokens: int = library_option(
+        500_000,
+        "--max-tokens",
+        record=LoopConfig,
+        field="solver_max_tokens",
+        help="Token limit of the built-in agent.",
     ),
     domain: str = typer.Option("fenicsx", "--domain", help="Domain of the workspace software."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -184,8 +209,6 @@ def solve_cmd(
 
     if (model is None) == (solver_cmd is None):
         raise BadInput("give exactly one of --model SPEC or --solver-cmd CMD")
-    if time_limit <= 0:
-        raise BadInput("--time-limit must be positive")
     if model is not None:
         from scigate.llm import check_spec
 
