@@ -14,7 +14,7 @@ import annotated_types as at
 import pytest
 
 from scigate._bounds import field_range, range_of
-from scigate.agents import EvalConfig
+from scigate.agents import EvalConfig, EvoConfig
 from scigate.cli import main
 from scigate.errors import BadInput, BadValue
 from scigate.gate import LoopConfig
@@ -42,6 +42,10 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
         (lambda: EvalConfig(method="evo", known_ratio=-0.1).check(), "known_ratio"),
         (lambda: EvalConfig(method="evo", concurrency=0).check(), "concurrency"),
         (lambda: EvalConfig(method="evo", max_tools=1).check(), "max_tools"),
+        (
+            lambda: EvalConfig(method="evo", evo=EvoConfig(gate_threshold=1.5)).check(),
+            "gate_threshold",
+        ),
     ],
 )
 def test_library_errors_name_the_field_never_a_flag(make, field: str) -> None:
@@ -139,3 +143,13 @@ def test_one_declaration_changes_both_refusals(
     )
     assert code == 2 and "must be between 1 and 8, got 9" in err
     assert LoopConfig(mpi_ranks=8).mpi_ranks == 8
+
+
+def test_ranges_read_in_words_and_as_intervals() -> None:
+    assert range_of(LoopConfig, "verify_timeout").text() == "above 0 and at most 604800"
+    assert range_of(LoopConfig, "verify_timeout").interval() == "(0, 604800]"
+    assert range_of(EvoConfig, "gate_threshold").interval() == "[0, 1]"
+    assert range_of(LoopConfig, "rounds").with_low(1).text() == "between 1 and 100000"
+    assert field_range(LoopConfig, "domain") is None
+    with pytest.raises(KeyError):
+        range_of(LoopConfig, "domain")

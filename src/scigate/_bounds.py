@@ -61,6 +61,16 @@ class Range:
             return f"between {_num(self.ge)} and {_num(self.le)}"
         return " and ".join(p for p in (low, high) if p) or "any number"
 
+    def interval(self) -> str:
+        """The range in interval notation: ``[0, 1]``, ``(0, 604800]``, ``[1, inf)``."""
+        low = f"[{_num(self.ge)}" if self.ge is not None else f"({_num(self.gt)}"
+        if self.ge is None and self.gt is None:
+            low = "(-inf"
+        high = f"{_num(self.le)}]" if self.le is not None else f"{_num(self.lt)})"
+        if self.le is None and self.lt is None:
+            high = "inf)"
+        return f"{low}, {high}"
+
     def with_low(self, ge: float) -> Range:
         """This range with another inclusive lower bound (a caller's stricter or looser floor)."""
         return dataclasses.replace(self, ge=ge, gt=None)

@@ -129,6 +129,7 @@ class EvalConfig:
     def check(self) -> None:
         """`BadValue` (one line naming the field) for a setting outside its range."""
         check_bounds(self)
+        check_bounds(self.evo)
 
 
 async def run_method(

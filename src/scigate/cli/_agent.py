@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scigate._bounds import range_of
 from scigate.agents import (
     DEFAULT_MAX_TOOLS,
     GATES,
@@ -234,8 +235,9 @@ def _evo_config(
         raise BadInput(f"--gate must be one of {', '.join(GATES)}, got {gate!r}")
     if gate_threshold is not None and gate != "fixed-threshold":
         raise BadInput("--gate-threshold applies to --gate fixed-threshold only")
-    if gate_threshold is not None and not 0.0 <= gate_threshold <= 1.0:
-        raise BadInput(f"--gate-threshold must lie in [0, 1], got {gate_threshold}")
+    threshold = range_of(EvoConfig, "gate_threshold")  # the library's declaration
+    if gate_threshold is not None and threshold.reason(gate_threshold):
+        raise BadInput(f"--gate-threshold must lie in {threshold.interval()}, got {gate_threshold}")
     if retrieval not in RETRIEVALS:
         raise BadInput(f"--retrieval must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
     config = EvoConfig(
