@@ -62,3 +62,14 @@ def require_module(module: str, extra: str, what: str) -> None:
         found = False
     if not found:
         raise MissingExtra(what, extra, module)
+
+
+class BadValue(BadInput):
+    """A configuration field holds a value outside its declared range (`scigate._bounds`).
+
+    The message names the library's field (``rounds must be at least 0, got -1``); the CLI's
+    one error path shows it under the flag that sets the field."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field, self.reason = field, reason
+        super().__init__(f"{field} {reason}")

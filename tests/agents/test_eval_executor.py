@@ -16,7 +16,7 @@ TIMING = ("wall_seconds", "model_free_seconds", "latency")
 
 
 def _stable(rows):
-    return [{k: v for k, v in r.items() if k not in TIMING} for r in rows]
+    return [{k: v for k, v in r.record().items() if k not in TIMING} for r in rows]
 
 
 async def test_executor_rows_equal_in_process_rows_and_calls_reach_the_driver(

@@ -29,7 +29,7 @@ TIMING = ("wall_seconds", "model_free_seconds", "latency")
 
 
 def _stable(rows):
-    return [{k: v for k, v in r.items() if k not in TIMING} for r in rows]
+    return [{k: v for k, v in r.record().items() if k not in TIMING} for r in rows]
 
 
 def _learnt(accumulation):

@@ -30,6 +30,7 @@ from scigate.agents._eval import (
     write_result,
 )
 from scigate.agents._evaldir import EvalDir
+from scigate.agents._evalrow import AnswerStatus, EvalRow
 from scigate.agents._evo import (
     GATES,
     RETRIEVALS,
@@ -91,9 +92,11 @@ __all__ = [
     "RETRIEVALS",
     "AccumulationReport",
     "AgentContext",
+    "AnswerStatus",
     "EvalConfig",
     "EvalDir",
     "EvalResult",
+    "EvalRow",
     "EvoAgent",
     "EvoConfig",
     "Experience",

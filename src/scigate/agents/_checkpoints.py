@@ -23,12 +23,14 @@ which copy is kept. Cost: one accumulation pass plus one test pass per checkpoin
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from scigate._tmp import scigate_tempdir
 from scigate.agents._context import AgentContext, ModelLike
 from scigate.agents._eval import _judge_for_training, evaluate
+from scigate.agents._evalrow import EvalRow
 from scigate.agents._evo import EvoAgent, alias_table
 from scigate.agents._records import Task
 from scigate.agents._taskscore import EvalConfig
@@ -44,7 +46,9 @@ def _pct(values: list[float]) -> float | None:
     return 100.0 * statistics.fmean(values) if values else None
 
 
-def checkpoint_stats(rows: list[dict[str, Any]], initially_unknown: set[str]) -> dict[str, Any]:
+def checkpoint_stats(
+    rows: Sequence[EvalRow | Mapping[str, Any]], initially_unknown: set[str]
+) -> dict[str, Any]:
     """Skill hit, plan accuracy, unknown-tool hit and answer accuracy (in %) of test rows."""
     unknown_refs = hits = 0
     for r in rows:

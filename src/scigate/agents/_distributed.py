@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scigate.agents._context import AgentContext, ModelLike
+from scigate.agents._evalrow import EvalRow
 from scigate.agents._records import Task, Trajectory
 from scigate.agents._taskscore import EvalConfig, score_task, score_trajectory
 from scigate.agents._toolspace import ToolSpace
@@ -77,7 +78,7 @@ def _space(batch: EvalBatch) -> ToolSpace:
 
 def run_eval_job(
     shared: Shared, run: int, index: int, task: Task
-) -> tuple[dict[str, Any], Trajectory, CallRecords]:
+) -> tuple[EvalRow, Trajectory, CallRecords]:
     """On a worker: run and score one task; (row, trajectory, the model call records)."""
     batch: EvalBatch = shared.get()
     calls: CallRecords = []
@@ -119,7 +120,7 @@ async def evaluate_on(
     batch: EvalBatch,
     todo: list[tuple[int, int, Task]],
     models: dict[str, ModelLike | None],
-    finish: Callable[[dict[str, Any], Trajectory], None],
+    finish: Callable[[EvalRow, Trajectory], None],
 ) -> None:
     """Run the (run, index, task) triples on `executor`; `finish(row, traj)` each once, in
     the driver, as results arrive. A job that kept failing becomes an `error` row."""

@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 import statistics
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from scigate._secrets import redactor
 from scigate._tmp import scigate_tempdir
 from scigate.agents._context import AgentContext, ModelLike
 from scigate.agents._evaldir import ROWS, EvalDir, atomic_write
+from scigate.agents._evalrow import EvalRow
 from scigate.agents._evo import (
     EvoAgent,
     alias_table,
@@ -76,7 +77,7 @@ def load_bench(path: str | Path) -> list[Task]:
 @dataclass
 class EvalResult:
     config: dict[str, Any]
-    rows: list[dict[str, Any]]
+    rows: list[EvalRow]
     summary: dict[str, Any]
     accumulation: list[dict[str, Any]] = field(default_factory=list)
 
@@ -90,29 +91,6 @@ def _mean_std(values: list[float]) -> dict[str, float | None]:
         "mean": statistics.fmean(values),
         "std": statistics.stdev(values) if len(values) > 1 else None,
     }
-
-
-def _status(row: dict[str, Any]) -> str:
-    """A row's answer status (rows written before statuses existed: from answer_correct)."""
-    if row.get("status"):
-        return str(row["status"])
-    if row.get("reference_answer", "") is None:
-        return "no-reference"
-    return "correct" if row.get("answer_correct") else "wrong"
-
-
-def _tool_value(row: dict[str, Any], key: str) -> float | None:
-    """A tool score of a row, None when the task has no reference path (rows written
-    before n/a existed scored an empty path too)."""
-    if row.get(key) is None or not row.get("reference_chain"):
-        return None
-    return float(row[key])
-
-
-def _unpriced(row: dict[str, Any]) -> int:
-    if "unpriced_calls" in row:
-        return int(row["unpriced_calls"])
-    return int(row.get("calls", 0)) if row.get("cost") is None else 0
 
 
 DEFINITIONS = {
@@ -132,15 +110,19 @@ DEFINITIONS = {
 }
 
 
-def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
+def summarize_rows(rows: Sequence[EvalRow | Mapping[str, Any]], runs: int) -> dict[str, Any]:
     """Overall and per-level accuracies (mean ± sample sd over runs, in %) with the counts
     beside them, and cost per task; see `DEFINITIONS`. A metric with nothing to score
-    (no reference answer, no reference path) is None ("n/a"), never 0 or 100."""
+    (no reference answer, no reference path) is None ("n/a"), never 0 or 100. Rows may be
+    given as rows.jsonl holds them (mappings)."""
+    return _summarize([EvalRow.of(r) for r in rows], runs)
 
-    def per_run(sel: list[dict[str, Any]], value: Callable[[dict[str, Any]], Any]) -> list[float]:
+
+def _summarize(rows: list[EvalRow], runs: int) -> dict[str, Any]:
+    def per_run(sel: list[EvalRow], value: Callable[[EvalRow], float | None]) -> list[float]:
         out = []
         for r in range(runs):
-            vals = [v for x in sel if x["run"] == r and (v := value(x)) is not None]
+            vals = [v for x in sel if x.run == r and (v := value(x)) is not None]
             if vals:
                 out.append(100.0 * statistics.fmean(vals))
         return out
@@ -148,22 +130,22 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
     judged = {"correct": 1.0, "wrong": 0.0}
     bound = {**judged, "unjudged": 0.0, "error": 0.0}
 
-    def block(sel: list[dict[str, Any]]) -> dict[str, Any]:
-        statuses = [_status(x) for x in sel]
-        tool = per_run(sel, lambda x: _tool_value(x, "tool_exact"))
-        answer = per_run(sel, lambda x: judged.get(_status(x)))
-        lower = per_run(sel, lambda x: bound.get(_status(x)))
+    def block(sel: list[EvalRow]) -> dict[str, Any]:
+        statuses = [x.answer_status for x in sel]
+        tool = per_run(sel, lambda x: x.tool_value("tool_exact"))
+        answer = per_run(sel, lambda x: judged.get(x.answer_status))
+        lower = per_run(sel, lambda x: bound.get(x.answer_status))
         return {
-            "n": len({x["index"] for x in sel}),
+            "n": len({x.index for x in sel}),
             "tool": _mean_std(tool),
-            "tool_set_f1": _mean_std(per_run(sel, lambda x: _tool_value(x, "tool_set_f1"))),
-            "tool_lcs": _mean_std(per_run(sel, lambda x: _tool_value(x, "tool_lcs"))),
+            "tool_set_f1": _mean_std(per_run(sel, lambda x: x.tool_value("tool_set_f1"))),
+            "tool_lcs": _mean_std(per_run(sel, lambda x: x.tool_value("tool_lcs"))),
             "answer": _mean_std(answer),
             "answer_decided": _mean_std(answer),
             "answer_lower_bound": _mean_std(lower),
             "runs": {"tool": len(tool), "answer": len(answer), "answer_lower_bound": len(lower)},
             # counts over all runs' rows
-            "tool_scored": sum(_tool_value(x, "tool_exact") is not None for x in sel),
+            "tool_scored": sum(x.tool_value("tool_exact") is not None for x in sel),
             "correct": statuses.count("correct"),
             "judged": statuses.count("correct") + statuses.count("wrong"),
             "unjudged": statuses.count("unjudged"),
@@ -171,28 +153,26 @@ def summarize_rows(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
             "no_reference": statuses.count("no-reference"),
         }
 
-    levels = sorted({r["level"] for r in rows if r["level"] is not None})
+    levels = sorted({r.level for r in rows if r.level is not None})
     n = max(1, len(rows))
-    costs = [r["cost"] for r in rows if r.get("cost") is not None]
+    costs = [r.cost for r in rows if r.cost is not None]
     return {
         "overall": block(rows),
-        "levels": {str(lv): block([r for r in rows if r["level"] == lv]) for lv in levels},
+        "levels": {str(lv): block([r for r in rows if r.level == lv]) for lv in levels},
         "cost": {
-            "llm_calls": sum(r["calls"] for r in rows) / n,
-            "input_tokens": sum(r["input_tokens"] for r in rows) / n,
-            "output_tokens": sum(r["output_tokens"] for r in rows) / n,
-            "total_tokens": sum(r["input_tokens"] + r["output_tokens"] for r in rows) / n,
-            "model_latency": sum(r["latency"] for r in rows) / n,
-            "wall_seconds": sum(r["wall_seconds"] for r in rows) / n,
+            "llm_calls": sum(r.calls for r in rows) / n,
+            "input_tokens": sum(r.input_tokens for r in rows) / n,
+            "output_tokens": sum(r.output_tokens for r in rows) / n,
+            "total_tokens": sum(r.input_tokens + r.output_tokens for r in rows) / n,
+            "model_latency": sum(r.latency for r in rows) / n,
+            "wall_seconds": sum(r.wall_seconds for r in rows) / n,
             # over all tasks: an unpriced call adds nothing, and is counted beside it
             "api_cost": (sum(costs) / n) if costs else None,
-            "unpriced_calls": sum(_unpriced(r) for r in rows),
+            "unpriced_calls": sum(r.unpriced for r in rows),
             "tasks": len(rows),
-            "estimated_tokens": any(r["estimated_tokens"] for r in rows),
-            "reranker_calls": sum(r.get("reranker_calls", 0) for r in rows) / n,
-            "reranker_tokens": sum(
-                r.get("reranker_input_tokens", 0) + r.get("reranker_output_tokens", 0) for r in rows
-            )
+            "estimated_tokens": any(r.estimated_tokens for r in rows),
+            "reranker_calls": sum(r.reranker_calls for r in rows) / n,
+            "reranker_tokens": sum(r.reranker_input_tokens + r.reranker_output_tokens for r in rows)
             / n,
         },
         "definitions": DEFINITIONS,
@@ -296,12 +276,12 @@ async def evaluate(
     *,
     train: list[Task] | None = None,
     judge: ModelLike | None = None,
-    on_task: Callable[[dict[str, Any], Trajectory], None] | None = None,
+    on_task: Callable[[EvalRow, Trajectory], None] | None = None,
     embedder: Embedder | None = None,
     reranker: ModelLike | None = None,
     out: str | Path | None = None,
     resume: bool = False,
-    on_start: Callable[[int, list[dict[str, Any]]], None] | None = None,
+    on_start: Callable[[int, list[EvalRow]], None] | None = None,
     executor: Executor | None = None,
 ) -> EvalResult:
     """Run `config.method` over the tasks `config.runs` times and score every answer.
@@ -313,10 +293,9 @@ async def evaluate(
     still appended here; Evo's runs, whose tasks learn in order from one memory, stay in
     this process and only their tool calls run as the executor's jobs."""
     check_method(config.method)
-    if config.concurrency < 1:
-        raise BadInput(f"--concurrency must be at least 1, got {config.concurrency}")
+    config.check()
     if resume and out is None:
-        raise BadInput("--resume needs --out: the directory of the evaluation to continue")
+        raise BadInput("resume needs out: the directory of the evaluation to continue")
     aliases = alias_table(tools)
     embedder = embedder or make_embedder("hashing")
     cfg = _public_config(config, tasks, train)
@@ -338,9 +317,9 @@ async def evaluate(
         ran_on = executor.describe()
         if config.method == "evo":  # the agent loop stays here; its tool calls are jobs
             runner = ExecutorToolRunner(executor, tools)
-    rows: list[dict[str, Any]] = list(log.rows) if log else []
+    rows = [EvalRow.of(r) for r in log.rows] if log else []
     accumulation: list[dict[str, Any]] = list(log.accumulation) if log else []
-    done = {(r["run"], r["index"]) for r in rows}
+    done = {(r.run, r.index) for r in rows}
     accumulated = {a["run"] for a in accumulation}
     if on_start is not None:
         on_start(config.runs * len(tasks), list(rows))
@@ -371,9 +350,9 @@ async def evaluate(
             )
         finish(row, traj)
 
-    def finish(row: dict[str, Any], traj: Trajectory) -> None:
+    def finish(row: EvalRow, traj: Trajectory) -> None:
         if log is not None:
-            log.append_row(row)
+            log.append_row(row.record())
         rows.append(row)
         if on_task is not None:
             on_task(row, traj)
@@ -458,7 +437,7 @@ async def evaluate(
             log.close()
     if runner is not None:
         ran_on = {**ran_on, "jobs": "tool calls", **runner.describe()}
-    rows.sort(key=lambda r: (r["run"], r["index"]))
+    rows.sort(key=lambda r: (r.run, r.index))
     accumulation.sort(key=lambda a: (a["run"], "memory" in a))
     return EvalResult(
         config={**cfg, "executor": ran_on},
@@ -631,7 +610,8 @@ def write_result(result: EvalResult, out: str | Path) -> None:
         atomic_write(d / "results.json", redact(json.dumps(report, indent=2, default=str)))
         atomic_write(d / "results.md", redact(render_markdown(result)))
         atomic_write(
-            d / ROWS, "".join(redact(json.dumps(r, default=str)) + "\n" for r in result.rows)
+            d / ROWS,
+            "".join(redact(json.dumps(r.record(), default=str)) + "\n" for r in result.rows),
         )
     except OSError as exc:
         raise BadInput(f"cannot write results to {d}: {exc}") from None

@@ -9,9 +9,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
 
 from scigate.agents._context import AgentContext
 from scigate.agents._executor import conclude, execute_chain, format_steps
@@ -70,7 +71,8 @@ class EvoConfig:
     rerank: bool = True
     routing: bool = True
     gate: str = "linucb"  # linucb | fixed-threshold | llm | exploit | explore
-    gate_threshold: float = FIXED_THRESHOLD  # fixed-threshold gate: exploit when f >= this
+    # fixed-threshold gate: exploit when f >= this
+    gate_threshold: Annotated[float, Field(ge=0, le=1)] = FIXED_THRESHOLD
     gate_seed: int = 0  # the gate's tie-breaking generator
     # Table A1: "rewrite" replaces active requests by one rewritten retrieval query
     retrieval: str = "active"

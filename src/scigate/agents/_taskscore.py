@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
+
+from scigate._bounds import check_bounds
 from scigate.agents._baselines import BASELINES
 from scigate.agents._context import DEFAULT_MAX_TOOLS, AgentContext, ModelLike
+from scigate.agents._evalrow import EvalRow
 from scigate.agents._evo import EvoAgent, EvoConfig, path_matches, strict_reward
 from scigate.agents._parse import final_answer
 from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
@@ -105,20 +109,27 @@ async def judge_answer(
 
 @dataclass
 class EvalConfig:
-    """What one evaluation runs."""
+    """What one evaluation runs; each numeric field's range declared once, here
+    (`scigate._bounds`: `check` and the CLI's flags read these declarations)."""
 
     method: str
-    runs: int = 1
-    known_ratio: float = 0.5
-    split_seed: int = 0
-    temperature: float = 0.3
+    runs: Annotated[int, Field(ge=1, le=1_000)] = 1
+    known_ratio: Annotated[float, Field(ge=0, le=1)] = 0.5
+    split_seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.3
     evo: EvoConfig = field(default_factory=EvoConfig)
     accumulate: bool = True  # False: the "w/o knowledge accumulation" ablation
     memory: str | None = None  # evo memory file (per run suffix when runs > 1)
-    max_tools: int = DEFAULT_MAX_TOOLS  # function tools a request offers (--max-tools)
+    # function tools a request offers (--max-tools): a retrieved top-k plus search_tools
+    max_tools: Annotated[int, Field(ge=2, le=1_024)] = DEFAULT_MAX_TOOLS
     # tasks in flight at once (Evo: runs in flight; its tasks run in order, each learning
     # from the ones before); model calls are further limited per endpoint by the llm layer
-    concurrency: int = 1
+    concurrency: Annotated[int, Field(ge=1, le=1_024)] = 1
+
+    def check(self) -> None:
+        """`BadValue` (one line naming the field) for a setting outside its range."""
+        check_bounds(self)
+        check_bounds(self.evo)
 
 
 async def run_method(
@@ -146,7 +157,7 @@ async def score_task(
     agent: EvoAgent | None,
     judge: ModelLike | None,
     aliases: dict[str, str],
-) -> tuple[dict[str, Any], Trajectory]:
+) -> tuple[EvalRow, Trajectory]:
     """Run and score one task. A failing model or judge call makes the row's status
     `error` with the reason; it never propagates (bad input and interrupts do).
 
@@ -195,7 +206,7 @@ async def score_task(
             error = f"learning: {_reason(exc)}"
         traj.wall_seconds += time.perf_counter() - began
     row = _row(task, traj, verdict, error, run=run, index=index, aliases=aliases)
-    row["learned"] = learned
+    row.learned = learned
     _add_reranker(row, ctx.reranker_usage)
     return row, traj
 
@@ -223,7 +234,7 @@ async def score_trajectory(
     judge: ModelLike | None,
     aliases: dict[str, str],
     reranker: Usage | None = None,
-) -> dict[str, Any]:
+) -> EvalRow:
     """The row of one finished trajectory: its answer judged (a failing judge makes the
     status `error`), its tool chain scored, its cost."""
     verdict, error = await _assess(task, traj, judge)
@@ -241,7 +252,7 @@ def _row(
     run: int,
     index: int,
     aliases: dict[str, str],
-) -> dict[str, Any]:
+) -> EvalRow:
     """One task's record: both chains as scored (n/a tool scores without a reference
     path), the answer's verdict (who decided, the answer kind, the reason, the judge's
     reply), its cost (with the calls that had no price)."""
@@ -259,46 +270,46 @@ def _row(
         else {"exact": None, "set_f1": None, "lcs": None}
     )
     u: Usage = traj.usage
-    return {
-        "run": run,
-        "index": index,
-        "line": task.line,
-        "level": task.level,
-        "domain": task.domain,
-        "question": task.question,
-        "predicted_chain": predicted,
-        "executed_chain": canonical_names(traj.chain, aliases),
-        "reference_chain": reference,
-        "tool_exact": ts["exact"],
-        "tool_set_f1": ts["set_f1"],
-        "tool_lcs": ts["lcs"],
-        "answer": traj.answer,
-        "reference_answer": task.answer,
-        "status": status,
-        "answer_correct": None if decided is None else float(decided),
-        "judged_by": how,
-        "verdict": None if verdict is None or error is not None else verdict.record(),
-        "judge_reply": None if verdict is None else verdict.judge_reply,
-        "learned": None,  # Evo: the reward it learned from and what it added
-        "route": traj.route,
-        "executed_ok": traj.executed_ok,
-        "error": error,
-        "calls": u.calls,
-        "unpriced_calls": u.unpriced_calls,
-        "input_tokens": u.input_tokens,
-        "output_tokens": u.output_tokens,
-        "latency": u.latency,
-        "cost": u.cost,
-        "estimated_tokens": u.estimated_tokens,
-        "wall_seconds": traj.wall_seconds,
-        "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
-    }
-
-
-def _add_reranker(row: dict[str, Any], reranker: Usage | None) -> None:
-    r = reranker or Usage()
-    row.update(
-        reranker_calls=r.calls,
-        reranker_input_tokens=r.input_tokens,
-        reranker_output_tokens=r.output_tokens,
+    return EvalRow.of(
+        {
+            "run": run,
+            "index": index,
+            "line": task.line,
+            "level": task.level,
+            "domain": task.domain,
+            "question": task.question,
+            "predicted_chain": predicted,
+            "executed_chain": canonical_names(traj.chain, aliases),
+            "reference_chain": reference,
+            "tool_exact": ts["exact"],
+            "tool_set_f1": ts["set_f1"],
+            "tool_lcs": ts["lcs"],
+            "answer": traj.answer,
+            "reference_answer": task.answer,
+            "status": status,
+            "answer_correct": None if decided is None else float(decided),
+            "judged_by": how,
+            "verdict": None if verdict is None or error is not None else verdict.record(),
+            "judge_reply": None if verdict is None else verdict.judge_reply,
+            "learned": None,  # Evo: the reward it learned from and what it added
+            "route": traj.route,
+            "executed_ok": traj.executed_ok,
+            "error": error,
+            "calls": u.calls,
+            "unpriced_calls": u.unpriced_calls,
+            "input_tokens": u.input_tokens,
+            "output_tokens": u.output_tokens,
+            "latency": u.latency,
+            "cost": u.cost,
+            "estimated_tokens": u.estimated_tokens,
+            "wall_seconds": traj.wall_seconds,
+            "model_free_seconds": max(0.0, traj.wall_seconds - u.latency),
+        }
     )
+
+
+def _add_reranker(row: EvalRow, reranker: Usage | None) -> None:
+    r = reranker or Usage()
+    row.reranker_calls = r.calls
+    row.reranker_input_tokens = r.input_tokens
+    row.reranker_output_tokens = r.output_tokens

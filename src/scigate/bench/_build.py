@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -34,6 +34,9 @@ from scigate.bench._solver import check_solver_method
 from scigate.bench._write import LETTERS
 from scigate.errors import BadInput
 from scigate.executor import Executor, JobResult
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 DOMAINS = ("chemistry", "biology", "materials")
 GIVE_UP_AFTER = 8  # consecutive failed attempts before a kind of entity is skipped for a level
@@ -329,7 +332,7 @@ async def _pipeline(
     spread: Executor,
     max_attempts: int,
     run_id: str,
-    store: Any,
+    store: Store,
     progress: Callable[[int, int, int], None] | None,
 ) -> None:
     """Keep up to `config.batch` attempts in flight on `spread` and settle them in attempt
@@ -402,7 +405,7 @@ async def _pipeline(
             await asyncio.gather(*(f for _, f in running.values()), return_exceptions=True)
 
 
-def _record(store: Any, run_id: str, outcome: AttemptOutcome) -> None:
+def _record(store: Store, run_id: str, outcome: AttemptOutcome) -> None:
     """Store the model calls the attempt made (writer, screens, solver, judge), each role's
     under the attempt's call key."""
     recorders: dict[str, Callable[[Any], None]] = {}

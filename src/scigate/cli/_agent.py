@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scigate._bounds import range_of
 from scigate.agents import (
     DEFAULT_MAX_TOOLS,
     GATES,
@@ -20,6 +21,8 @@ from scigate.agents import (
     RETRIEVALS,
     AgentContext,
     EvalConfig,
+    EvalResult,
+    EvalRow,
     EvoAgent,
     EvoConfig,
     Task,
@@ -47,7 +50,11 @@ from scigate.cli._executor import (
     check_executor,
     open_executor,
 )
+from scigate.cli._validate import library_option
 from scigate.errors import BadInput
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 DOMAINS = ("biology", "chemistry", "materials")
 GATE_HELP = (
@@ -64,17 +71,13 @@ app = typer.Typer(help="Tool-using agents: SciToolAgent-Evo and baselines.", no_
 console = Console(stderr=False)
 
 
-def _model(spec: str, store: Any = None, run_id: str | None = None, role: str = "agent") -> Any:
+def _model(
+    spec: str, store: Store | None = None, run_id: str | None = None, role: str = "agent"
+) -> Any:
     from scigate.llm import get_model
 
     recorder = store.recorder(run_id=run_id, role=role) if store is not None else None
     return get_model(spec, recorder=recorder)
-
-
-def _ratio(value: float) -> float:
-    if not 0.0 <= value <= 1.0:
-        raise BadInput(f"--known-ratio must be within [0, 1], got {value}")
-    return value
 
 
 def _embedder(spec: str) -> Any:
@@ -84,7 +87,7 @@ def _embedder(spec: str) -> Any:
     return make_embedder(spec)
 
 
-def _reranker(spec: str | None, store: Any, run_id: str | None) -> tuple[Any, bool]:
+def _reranker(spec: str | None, store: Store | None, run_id: str | None) -> tuple[Any, bool]:
     """(the separate reranker model or None, whether to rerank with a model at all):
     no spec reranks with the main model, `none` ranks by retrieval scores."""
     if spec is None:
@@ -232,11 +235,12 @@ def _evo_config(
         raise BadInput(f"--gate must be one of {', '.join(GATES)}, got {gate!r}")
     if gate_threshold is not None and gate != "fixed-threshold":
         raise BadInput("--gate-threshold applies to --gate fixed-threshold only")
-    if gate_threshold is not None and not 0.0 <= gate_threshold <= 1.0:
-        raise BadInput(f"--gate-threshold must lie in [0, 1], got {gate_threshold}")
+    threshold = range_of(EvoConfig, "gate_threshold")  # the library's declaration
+    if gate_threshold is not None and threshold.reason(gate_threshold):
+        raise BadInput(f"--gate-threshold must lie in {threshold.interval()}, got {gate_threshold}")
     if retrieval not in RETRIEVALS:
         raise BadInput(f"--retrieval must be one of {', '.join(RETRIEVALS)}, got {retrieval!r}")
-    return EvoConfig(
+    config = EvoConfig(
         retrieval=retrieval,
         decompose=decompose,
         skills=not no_skill,
@@ -249,8 +253,8 @@ def _evo_config(
         gate_seed=gate_seed,
         routing=not no_routing,
         temperature=temperature,
-        **({"gate_threshold": gate_threshold} if gate_threshold is not None else {}),
     )
+    return config if gate_threshold is None else replace(config, gate_threshold=gate_threshold)
 
 
 @app.command("run")
@@ -288,8 +292,10 @@ def run_cmd(
     ] = None,
     known_ratio: Annotated[
         float,
-        typer.Option(
+        library_option(
             "--known-ratio",
+            record=EvalConfig,
+            field="known_ratio",
             help="Share of the library offered as known tools (default 1: the whole library). "
             "Below 1 the rest is 'unknown', reachable only through tool search: the evaluation "
             "split of agent eval, for trying a method under it.",
@@ -303,14 +309,20 @@ def run_cmd(
     ] = None,
     max_tools: Annotated[
         int,
-        typer.Option(
+        library_option(
             "--max-tools",
-            min=2,
+            record=EvalConfig,
+            field="max_tools",
             help="Function tools one request offers: a retrieved top-k plus search_tools "
             "(capped by the provider's limit, e.g. 128 for OpenAI).",
         ),
     ] = DEFAULT_MAX_TOOLS,
-    temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    temperature: Annotated[
+        float,
+        library_option(
+            "--temperature", record=EvalConfig, field="temperature", help="Sampling temperature."
+        ),
+    ] = 0.3,
     embedder: Annotated[str, typer.Option("--embedder", help=EMBEDDER_HELP)] = "hashing",
     reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
     gate: Annotated[str, typer.Option("--gate", help=GATE_HELP)] = "linucb",
@@ -321,7 +333,6 @@ def run_cmd(
     """Answer one question and show the whole trajectory: routing, active requests,
     candidates, gate decisions (x and UCB scores), every tool call, the answer."""
     check_method(method)
-    _ratio(known_ratio)
     evo = _evo_config(
         False, False, False, False, False, False, gate, False, temperature, retrieval, decompose
     )
@@ -336,14 +347,10 @@ def run_cmd(
         answer=answer,
     )
     tools = library_tools()
-    store = run_id = None
-    if db is not None:
-        from scigate.store import Store
-
-        store = Store(db)
-        run_id = store.create_run(
-            "agent-run", config={"method": method, "model": model, "question": question}
-        )
+    record = _RunRecord.open(
+        db, "agent-run", {"method": method, "model": model, "question": question}
+    )
+    store, run_id = (record.store, record.run_id) if record else (None, None)
     llm = _model(model, store, run_id, role=method)
     rerank_model, rerank = _reranker(reranker, store, run_id)
 
@@ -353,8 +360,11 @@ def run_cmd(
             from scigate._tmp import scigate_tempdir
 
             # without --memory the memory lives only as long as this run
-            tmp = None if memory else scigate_tempdir("evo")
-            path = memory or Path(tmp.name) / "memory.db"
+            if memory:
+                path = memory
+            else:
+                tmp = scigate_tempdir("evo")
+                path = Path(tmp.name) / "memory.db"
             agent = EvoAgent.open(
                 path,
                 tools,
@@ -393,9 +403,8 @@ def run_cmd(
         status = "interrupted"
         raise
     finally:
-        if store is not None:
-            store.set_run_status(run_id, status)
-            store.close()
+        if record is not None:
+            record.close(status)
     if json_out:
         print_json(console, json.loads(traj.model_dump_json()))
         return
@@ -424,16 +433,22 @@ def eval_cmd(
     method: Annotated[str, typer.Option("--method", help=f"One of {', '.join(METHODS)}.")],
     bench: Annotated[Path, typer.Option("--bench", help="SciToolEval-format JSONL bench.")],
     model: Annotated[str, typer.Option("--model", help="Model spec.")],
-    runs: Annotated[int, typer.Option("--runs", help="Independent runs (mean ± std).")] = 1,
+    runs: Annotated[
+        int,
+        library_option(
+            "--runs", record=EvalConfig, field="runs", help="Independent runs (mean ± std)."
+        ),
+    ] = 1,
     train: Annotated[
         Path | None,
         typer.Option("--train", help="Training JSONL for knowledge accumulation (evo)."),
     ] = None,
     max_tools: Annotated[
         int,
-        typer.Option(
+        library_option(
             "--max-tools",
-            min=2,
+            record=EvalConfig,
+            field="max_tools",
             help="Function tools one request offers: a retrieved top-k plus search_tools "
             "(capped by the provider's limit, e.g. 128 for OpenAI).",
         ),
@@ -457,17 +472,30 @@ def eval_cmd(
     memory: Annotated[Path | None, typer.Option("--memory", help="Evo memory file.")] = None,
     known_ratio: Annotated[
         float,
-        typer.Option(
+        library_option(
             "--known-ratio",
+            record=EvalConfig,
+            field="known_ratio",
             help="The evaluation split (SciToolAgent-Evo's setting): this share of each "
             "category is 'known' and offered up front; the rest is 'unknown', reachable only "
             "through tool search, which measures tool acquisition. 1 offers the whole library.",
         ),
     ] = 0.5,
     split_seed: Annotated[
-        int, typer.Option("--split-seed", help="Seed of the known/unknown split.")
+        int,
+        library_option(
+            "--split-seed",
+            record=EvalConfig,
+            field="split_seed",
+            help="Seed of the known/unknown split.",
+        ),
     ] = 0,
-    temperature: Annotated[float, typer.Option("--temperature")] = 0.3,
+    temperature: Annotated[
+        float,
+        library_option(
+            "--temperature", record=EvalConfig, field="temperature", help="Sampling temperature."
+        ),
+    ] = 0.3,
     no_accumulation: Annotated[
         bool, typer.Option("--no-accumulation", help="Ablation: skip --train.")
     ] = False,
@@ -510,9 +538,10 @@ def eval_cmd(
     reranker: Annotated[str | None, typer.Option("--reranker", help=RERANKER_HELP)] = None,
     concurrency: Annotated[
         int,
-        typer.Option(
+        library_option(
             "--concurrency",
-            min=1,
+            record=EvalConfig,
+            field="concurrency",
             help="Tasks in flight at once (evo: runs in flight; its tasks learn in order). "
             "Model calls are also limited per endpoint (the spec's concurrency setting).",
         ),
@@ -533,9 +562,6 @@ def eval_cmd(
     baseline's tasks run on the workers; evo's loop and memory stay here and its tool
     calls run on the workers."""
     check_method(method)
-    _ratio(known_ratio)
-    if runs < 1:
-        raise BadInput("--runs must be at least 1")
     tasks = load_bench(bench)
     train_tasks = load_bench(train) if train is not None else None
     if judge is not None and judge.strip().lower() == "none":
@@ -574,118 +600,213 @@ def eval_cmd(
         max_tools=max_tools,
         concurrency=concurrency,
     )
-    store = run_id = None
-    if db is not None:
+    record = _RunRecord.open(
+        db,
+        "agent-eval",
+        {
+            "method": method,
+            "model": model,
+            "bench": str(bench),
+            "runs": runs,
+            "known_ratio": known_ratio,
+            "embedder": embedder,
+            "reranker": reranker,
+            "resume": resume,
+        },
+    )
+    models = _EvalModels.make(model, judge, reranker, method, record)
+    config.evo.rerank = config.evo.rerank and models.rerank
+    started = time.perf_counter()
+    result, stages = _run_evaluation(
+        models,
+        tasks,
+        train_tasks if checkpoints else None,
+        config,
+        embedder=vectors,
+        out=out,
+        resume=resume,
+        train=train_tasks,
+        view=_EvalView(method, json_out, record),
+        executor=(executor, ray_address),
+        record=record,
+    )
+    if out is not None:
+        _write_evaluation(result, out, stages if checkpoints else None)
+    if json_out:
+        _print_json_summary(result, stages if checkpoints else None)
+    else:
+        _print_report(
+            result,
+            stages if checkpoints else None,
+            method=method,
+            tasks=len(tasks),
+            runs=runs,
+            took=time.perf_counter() - started,
+        )
+    _exit_on_failure(result)
+
+
+#: the row keys an `agent-task` event records in the run database
+_TASK_EVENT_KEYS = (
+    "run",
+    "index",
+    "line",
+    "predicted_chain",
+    "reference_chain",
+    "tool_exact",
+    "answer",
+    "status",
+    "answer_correct",
+    "error",
+    "calls",
+    "input_tokens",
+    "output_tokens",
+)
+
+
+@dataclass
+class _RunRecord:
+    """The run an `agent` verb records with `--db`: its model calls, task events, status."""
+
+    store: Store
+    run_id: str
+
+    @classmethod
+    def open(cls, db: Path | None, kind: str, details: dict[str, Any]) -> _RunRecord | None:
+        """The `kind` run recorded in `db` (created now), or None without a database."""
+        if db is None:
+            return None
         from scigate.store import Store
 
         store = Store(db)
-        run_id = store.create_run(
-            "agent-eval",
-            config={
-                "method": method,
-                "model": model,
-                "bench": str(bench),
-                "runs": runs,
-                "known_ratio": known_ratio,
-                "embedder": embedder,
-                "reranker": reranker,
-                "resume": resume,
-            },
-        )
-    llm = _model(model, store, run_id, role=method)
-    judge_model = _model(judge, store, run_id, role="judge") if judge else None
-    rerank_model, rerank = _reranker(reranker, store, run_id)
-    config.evo.rerank = config.evo.rerank and rerank
-    tally = _Tally()
-    progress = Progress(
-        TextColumn(f"[bold]{inert_markup(method)}[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[stats]}"),
-        TimeElapsedColumn(),
-        console=console,
-        disable=json_out,
-    )
-    bar = progress.add_task("tasks", total=None, stats="")
+        return cls(store, store.create_run(kind, config=details))
 
-    def on_start(total: int, resumed: list[dict[str, Any]]) -> None:
+    def task(self, row: EvalRow) -> None:
+        """Record one finished task as an `agent-task` event."""
+        self.store.add_event(self.run_id, "agent-task", {k: row[k] for k in _TASK_EVENT_KEYS})
+
+    def close(self, status: str) -> None:
+        """Set the run's final status and close the database."""
+        self.store.set_run_status(self.run_id, status)
+        self.store.close()
+
+
+@dataclass
+class _EvalModels:
+    """The models of one evaluation, each recording its calls in the run (if any)."""
+
+    llm: Any
+    judge: Any
+    reranker: Any
+    rerank: bool  # whether a model reranks at all (`--reranker none`: retrieval scores)
+
+    @classmethod
+    def make(
+        cls,
+        model: str,
+        judge: str | None,
+        reranker: str | None,
+        method: str,
+        record: _RunRecord | None,
+    ) -> _EvalModels:
+        store, run_id = (record.store, record.run_id) if record else (None, None)
+        llm = _model(model, store, run_id, role=method)
+        judge_model = _model(judge, store, run_id, role="judge") if judge else None
+        rerank_model, rerank = _reranker(reranker, store, run_id)
+        return cls(llm=llm, judge=judge_model, reranker=rerank_model, rerank=rerank)
+
+
+class _EvalView:
+    """The progress bar and the per-task lines of `agent eval` (none with --json)."""
+
+    def __init__(self, method: str, json_out: bool, record: _RunRecord | None) -> None:
+        self.json_out, self.record, self.tally = json_out, record, _Tally()
+        self.progress = Progress(
+            TextColumn(f"[bold]{inert_markup(method)}[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=json_out,
+        )
+        self.bar = self.progress.add_task("tasks", total=None, stats="")
+
+    def on_start(self, total: int, resumed: list[EvalRow]) -> None:
+        """Count the rows a resumed evaluation already holds."""
         for row in resumed:
-            tally.add(row)
-        progress.update(bar, total=total, completed=len(resumed), stats=tally.line())
-        if resumed and not json_out:
+            self.tally.add(row)
+        self.progress.update(self.bar, total=total, completed=len(resumed), stats=self.tally.line())
+        if resumed and not self.json_out:
             _say("[dim]resuming: {} of {} tasks already done[/dim]", len(resumed), total)
 
-    def on_task(row: dict[str, Any], traj: Trajectory) -> None:
-        if store is not None:
-            store.add_event(
-                run_id,
-                "agent-task",
-                {
-                    k: row[k]
-                    for k in (
-                        "run",
-                        "index",
-                        "line",
-                        "predicted_chain",
-                        "reference_chain",
-                        "tool_exact",
-                        "answer",
-                        "status",
-                        "answer_correct",
-                        "error",
-                        "calls",
-                        "input_tokens",
-                        "output_tokens",
-                    )
-                },
-            )
-        tally.add(row)
-        progress.update(bar, advance=1, stats=tally.line())
-        if not json_out:
-            mark = _MARKS.get(row["status"], "?")
-            detail = f" [red]error[/red] {inert_markup(row['error'])}" if row["error"] else ""
+    def on_task(self, row: EvalRow, traj: Trajectory) -> None:
+        """Record a finished task and show it."""
+        if self.record is not None:
+            self.record.task(row)
+        self.tally.add(row)
+        self.progress.update(self.bar, advance=1, stats=self.tally.line())
+        if not self.json_out:
+            mark = _MARKS.get(row.status or "", "?")
+            detail = f" [red]error[/red] {inert_markup(row.error)}" if row.error else ""
             _say(
                 mark + " run {} task {}: {} → {}" + detail,
-                row["run"],
-                row["index"] + 1,
-                " → ".join(row["predicted_chain"]),
-                row["answer"],
+                row.run,
+                row.index + 1,
+                " → ".join(row.predicted_chain),
+                row.answer,
             )
 
-    started = time.perf_counter()
+
+def _run_evaluation(
+    models: _EvalModels,
+    tasks: list[Task],
+    checkpoint_train: list[Task] | None,
+    config: EvalConfig,
+    *,
+    embedder: Any,
+    out: Path | None,
+    resume: bool,
+    train: list[Task] | None,
+    view: _EvalView,
+    executor: tuple[str, str | None],
+    record: _RunRecord | None,
+) -> tuple[EvalResult, list[dict[str, Any]]]:
+    """Run the evaluation (and, given `checkpoint_train`, the accumulation checkpoints) on
+    the executor; the run's status is set on every way out."""
     status = "failed"
     stages: list[dict[str, Any]] = []
     workers = None
     try:
-        workers = open_executor(executor, ray_address)
-        with progress:
+        workers = open_executor(*executor)
+        with view.progress:
             result = asyncio.run(
                 evaluate(
-                    llm,
+                    models.llm,
                     tasks,
                     library_tools(),
                     config,
-                    train=train_tasks,
-                    judge=judge_model,
-                    on_task=on_task,
-                    embedder=vectors,
-                    reranker=rerank_model,
+                    train=train,
+                    judge=models.judge,
+                    on_task=view.on_task,
+                    embedder=embedder,
+                    reranker=models.reranker,
                     out=out,
                     resume=resume,
-                    on_start=on_start,
+                    on_start=view.on_start,
                     executor=workers,
                 )
             )
-        if checkpoints and train_tasks:
+        if checkpoint_train:
             stages = asyncio.run(
                 accumulation_checkpoints(
-                    llm,
+                    models.llm,
                     tasks,
-                    train_tasks,
+                    checkpoint_train,
                     library_tools(),
                     config,
-                    judge=judge_model,
-                    embedder=vectors,
+                    judge=models.judge,
+                    embedder=embedder,
                     executor=workers,
                 )
             )
@@ -696,46 +817,65 @@ def eval_cmd(
     finally:
         if workers is not None:
             workers.close()
-        if store is not None:
-            store.set_run_status(run_id, status)
-            store.close()
-    if out is not None:
-        write_result(result, out)
-        if checkpoints:
-            try:
-                (out / "checkpoints.json").write_text(json.dumps(stages, indent=2) + "\n")
-            except OSError as exc:
-                raise BadInput(f"cannot write {out / 'checkpoints.json'}: {exc}") from None
-    if json_out:
-        payload = {"config": result.config, "summary": result.summary}
-        if checkpoints:
-            payload["checkpoints"] = stages
-        print_json(console, payload)
-    else:
-        console.print(inert(render_markdown(result)), highlight=False, markup=False)
-        if checkpoints:
-            console.print(
-                "\nAccumulation checkpoints (Table A2)\n\n" + inert(render_checkpoints(stages)),
-                highlight=False,
-                markup=False,
-            )
-        o = result.summary["overall"]
-        took = time.perf_counter() - started
+        if record is not None:
+            record.close(status)
+    return result, stages
+
+
+def _write_evaluation(result: EvalResult, out: Path, stages: list[dict[str, Any]] | None) -> None:
+    """results.json/.md and rows.jsonl in `out`; with checkpoints, checkpoints.json too."""
+    write_result(result, out)
+    if stages is not None:
+        try:
+            (out / "checkpoints.json").write_text(json.dumps(stages, indent=2) + "\n")
+        except OSError as exc:
+            raise BadInput(f"cannot write {out / 'checkpoints.json'}: {exc}") from None
+
+
+def _print_json_summary(result: EvalResult, stages: list[dict[str, Any]] | None) -> None:
+    payload: dict[str, Any] = {"config": result.config, "summary": result.summary}
+    if stages is not None:
+        payload["checkpoints"] = stages
+    print_json(console, payload)
+
+
+def _print_report(
+    result: EvalResult,
+    stages: list[dict[str, Any]] | None,
+    *,
+    method: str,
+    tasks: int,
+    runs: int,
+    took: float,
+) -> None:
+    """The markdown report, the checkpoints table and the one-paragraph summary."""
+    console.print(inert(render_markdown(result)), highlight=False, markup=False)
+    if stages is not None:
         console.print(
-            inert(
-                f"{method}: {len(tasks)} tasks × {runs} run(s), {took:.1f} s\n"
-                f"{tool_line(o, runs)}\n{answer_line(o, runs)}\n"
-                f"{cost_line(result.summary['cost'])}; "
-                f"{result.summary['cost']['llm_calls']:.1f} LLM calls per task"
-            ),
+            "\nAccumulation checkpoints (Table A2)\n\n" + inert(render_checkpoints(stages)),
             highlight=False,
             markup=False,
         )
+    o = result.summary["overall"]
+    console.print(
+        inert(
+            f"{method}: {tasks} tasks × {runs} run(s), {took:.1f} s\n"
+            f"{tool_line(o, runs)}\n{answer_line(o, runs)}\n"
+            f"{cost_line(result.summary['cost'])}; "
+            f"{result.summary['cost']['llm_calls']:.1f} LLM calls per task"
+        ),
+        highlight=False,
+        markup=False,
+    )
+
+
+def _exit_on_failure(result: EvalResult) -> None:
+    """Exit status 1 when errors dominate or the accumulation taught nothing it should."""
     if errors_dominate(result.summary, len(result.rows)):
-        first = next(r["error"] for r in result.rows if r["status"] == "error")
+        first = next(r.error for r in result.rows if r.status == "error")
         typer.echo(
             f"scigate: error: {result.summary['overall']['errors']} of {len(result.rows)} tasks "
-            f"ended in an error (first: {one_line(first)})",
+            f"ended in an error (first: {one_line(first or '')})",
             err=True,
         )
         raise typer.Exit(1)
@@ -760,8 +900,8 @@ class _Tally:
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
 
-    def add(self, row: dict[str, Any]) -> None:
-        status = row.get("status") or "wrong"
+    def add(self, row: EvalRow) -> None:
+        status = row.status or "wrong"
         self.counts[status] = self.counts.get(status, 0) + 1
 
     def line(self) -> str:

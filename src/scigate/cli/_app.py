@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 from scigate import __version__
 from scigate.cli._console import one_line
 from scigate.cli._examples import EXAMPLES, attach_examples
-from scigate.errors import BadInput, ScigateError
+from scigate.errors import BadInput, BadValue, ScigateError
 
 # verb -> (module, attribute, help): a verb's module (and what it imports: the tool
 # library, the agents, the gate) is imported only when that verb runs or shows its help.
@@ -78,6 +78,11 @@ def show_error(exc: BaseException) -> int:
     if isinstance(exc, OneLineUsageError):
         exc.show()
         return exc.exit_code
+    if isinstance(exc, BadValue):  # a library field out of range: under its flag's name
+        from scigate.cli._validate import flag_of
+
+        print(f"scigate: error: {one_line(f'{flag_of(exc.field)} {exc.reason}')}", file=sys.stderr)
+        return 2
     if isinstance(exc, BadInput):
         print(f"scigate: error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -18,7 +19,12 @@ from scigate.cli._executor import (
     open_executor,
 )
 from scigate.cli._stacks import require_domain_stack
+from scigate.cli._validate import library_option
 from scigate.errors import BadInput
+from scigate.gate import LoopConfig
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 app = typer.Typer(
     no_args_is_help=True, help="ToolGate: generate, verify, screen, solve, audit, report."
@@ -46,7 +52,14 @@ def _verdict(mark: str, directory: Path, reason: str, seconds: float) -> str:
 @app.command("verify")
 def verify_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
-    timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit in seconds."),
+    timeout: float = library_option(
+        300.0,
+        "--timeout",
+        record=LoopConfig,
+        field="verify_timeout",
+        help="Wall-clock limit in seconds.",
+        names_field=False,
+    ),
     domain: str = typer.Option(
         "fenicsx", "--domain", help="Domain whose software the solution uses."
     ),
@@ -56,8 +69,6 @@ def verify_cmd(
     from scigate.gate import load_candidate, verify
 
     cand = load_candidate(directory)
-    if timeout <= 0:
-        raise BadInput("--timeout must be positive")
     require_domain_stack(domain, "scigate gate verify")
     result = verify(cand, timeout=timeout, domain=domain)
     mark = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
@@ -72,10 +83,21 @@ def verify_cmd(
 @app.command("invariance")
 def invariance_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
-    mpi_ranks: int = typer.Option(
-        1, "--mpi-ranks", help="Also run on N MPI ranks (each must print the serial value); 1: off."
+    mpi_ranks: int = library_option(
+        1,
+        "--mpi-ranks",
+        record=LoopConfig,
+        field="mpi_ranks",
+        help="Also run on N MPI ranks (each must print the serial value); 1: off.",
     ),
-    timeout: float = typer.Option(300.0, "--timeout", help="Wall-clock limit per run (s)."),
+    timeout: float = library_option(
+        300.0,
+        "--timeout",
+        record=LoopConfig,
+        field="verify_timeout",
+        help="Wall-clock limit per run (s).",
+        names_field=False,
+    ),
     domain: str = typer.Option("fenicsx", "--domain", help="Domain whose checks apply."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
@@ -86,10 +108,6 @@ def invariance_cmd(
     from scigate.gate import invariance, load_candidate
 
     cand = load_candidate(directory)
-    if timeout <= 0:
-        raise BadInput("--timeout must be positive")
-    if mpi_ranks < 1 or mpi_ranks > 64:
-        raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
     get_domain(domain)
     require_domain_stack(domain, "scigate gate invariance")
     result = invariance(cand, mpi_ranks=mpi_ranks, timeout=timeout, domain=domain)
@@ -109,7 +127,14 @@ def invariance_cmd(
 def screen_cmd(
     directory: Path = typer.Argument(..., help="Candidate directory."),
     model: str = typer.Option(..., "--model", help="Screen: a model spec or cue/NAME."),
-    calls: int = typer.Option(3, "--calls", help="Presentations (majority decides)."),
+    calls: int = library_option(
+        3,
+        "--calls",
+        record=LoopConfig,
+        field="calls",
+        help="Presentations (majority decides).",
+        names_field=False,
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the option shuffles."),
     no_early_stop: bool = typer.Option(False, "--no-early-stop", help="Always make every call."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -117,8 +142,6 @@ def screen_cmd(
     """Gate 2: a no-tool screen answers shuffled presentations; passing means it fails."""
     from scigate.gate import load_candidate, make_responder, run_screen
 
-    if calls < 1:
-        raise BadInput("--calls must be at least 1")
     if not model.startswith("cue/"):
         from scigate.llm import check_spec
 
@@ -155,12 +178,27 @@ def solve_cmd(
         "--solver-cmd",
         help="External agent command; {workspace} and {prompt_file} are replaced.",
     ),
-    time_limit: float = typer.Option(
-        300.0, "--time-limit", help="Wall-clock limit of the episode (s)."
+    time_limit: float = library_option(
+        300.0,
+        "--time-limit",
+        record=LoopConfig,
+        field="solve_time_limit",
+        help="Wall-clock limit of the episode (s).",
+        names_field=False,
     ),
-    max_steps: int = typer.Option(40, "--max-steps", help="Tool-call limit of the built-in agent."),
-    max_tokens: int = typer.Option(
-        500_000, "--max-tokens", help="Token limit of the built-in agent."
+    max_steps: int = library_option(
+        40,
+        "--max-steps",
+        record=LoopConfig,
+        field="solver_max_steps",
+        help="Tool-call limit of the built-in agent.",
+    ),
+    max_tokens: int = library_option(
+        500_000,
+        "--max-tokens",
+        record=LoopConfig,
+        field="solver_max_tokens",
+        help="Token limit of the built-in agent.",
     ),
     domain: str = typer.Option("fenicsx", "--domain", help="Domain of the workspace software."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -171,8 +209,6 @@ def solve_cmd(
 
     if (model is None) == (solver_cmd is None):
         raise BadInput("give exactly one of --model SPEC or --solver-cmd CMD")
-    if time_limit <= 0:
-        raise BadInput("--time-limit must be positive")
     if model is not None:
         from scigate.llm import check_spec
 
@@ -215,40 +251,70 @@ def run_cmd(
         None, "--solver", help="Model spec of the tool-enabled solver."
     ),
     solver_cmd: str | None = typer.Option(None, "--solver-cmd", help="External solver command."),
-    rounds: int | None = typer.Option(
-        None, "--rounds", help="Generation rounds [default: 10; on --resume: as stored]."
+    rounds: int | None = library_option(
+        None,
+        "--rounds",
+        record=LoopConfig,
+        field="rounds",
+        help="Generation rounds [default: 10; on --resume: as stored].",
+        low=1,  # the library's 0 (finish the started rounds only) is --resume without --rounds
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of templates and option shuffles."),
-    calls: int = typer.Option(3, "--calls", help="Calls per screen."),
-    concurrency: int = typer.Option(
-        4, "--concurrency", help="Rounds in flight at once (model calls overlap)."
+    seed: int = library_option(
+        0, "--seed", record=LoopConfig, field="seed", help="Seed of templates and option shuffles."
     ),
-    fem_workers: int = typer.Option(
+    calls: int = library_option(
+        3, "--calls", record=LoopConfig, field="calls", help="Calls per screen."
+    ),
+    concurrency: int = library_option(
+        4,
+        "--concurrency",
+        record=LoopConfig,
+        field="concurrency",
+        help="Rounds in flight at once (model calls overlap).",
+    ),
+    fem_workers: int = library_option(
         0,
         "--fem-workers",
+        record=LoopConfig,
+        field="fem_workers",
         help="Concurrent FEniCSx runs (0: one per core); with --executor ray only template "
         "generation (the cluster's CPUs bound the sandboxed stages).",
+        low=0,  # 0: one per core, resolved before the library sees it
     ),
-    verify_timeout: float = typer.Option(
-        300.0, "--verify-timeout", help="Limit of one solution run (s)."
+    verify_timeout: float = library_option(
+        300.0,
+        "--verify-timeout",
+        record=LoopConfig,
+        field="verify_timeout",
+        help="Limit of one solution run (s).",
     ),
-    time_limit: float = typer.Option(
-        300.0, "--time-limit", help="Limit of one solver episode (s)."
+    time_limit: float = library_option(
+        300.0,
+        "--time-limit",
+        record=LoopConfig,
+        field="solve_time_limit",
+        help="Limit of one solver episode (s).",
     ),
     family: list[str] = typer.Option(
         [], "--family", help="Template families to use (default: all)."
     ),
-    seeds_in_prompt: int = typer.Option(
-        5, "--seeds-in-prompt", help="Expert seed items in the generator's prompt (0: none)."
+    seeds_in_prompt: int = library_option(
+        5,
+        "--seeds-in-prompt",
+        record=LoopConfig,
+        field="seeds_in_prompt",
+        help="Expert seed items in the generator's prompt (0: none).",
     ),
     rotate_seeds: bool = typer.Option(
         False,
         "--rotate-seeds",
         help="Show a different window of seed items each round (order fixed by --seed).",
     ),
-    near_duplicate: float = typer.Option(
-        0.7,
+    near_duplicate: float = library_option(
+        LoopConfig.model_fields["near_duplicate"].default,
         "--near-duplicate",
+        record=LoopConfig,
+        field="near_duplicate",
         help="Reject, before gate 1, a question with token Jaccard >= this to a surviving one (0: off).",
     ),
     invariance: bool = typer.Option(
@@ -256,8 +322,12 @@ def run_cmd(
         "--invariance/--no-invariance",
         help="Gate 1b after verification: the domain's semantic checks (FEniCSx: mesh reordered; computed values scaled).",
     ),
-    mpi_ranks: int = typer.Option(
-        1, "--mpi-ranks", help="Gate 1b also runs the script on N MPI ranks (1: off)."
+    mpi_ranks: int = library_option(
+        1,
+        "--mpi-ranks",
+        record=LoopConfig,
+        field="mpi_ranks",
+        help="Gate 1b also runs the script on N MPI ranks (1: off).",
     ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run in --db."),
     rescreen: bool = typer.Option(
@@ -284,7 +354,7 @@ def run_cmd(
     import sys
 
     from scigate.cli._progress import funnel_progress
-    from scigate.gate import ExecutorWorkers, LoopConfig, executors_text, run_loop
+    from scigate.gate import ExecutorWorkers, executors_text, run_loop
     from scigate.gate import rescreen as do_rescreen
     from scigate.store import Store
 
@@ -400,12 +470,17 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def _open_db(db: Path):
+def _open_db(db: Path) -> Store:
     from scigate.store import Store
 
     if not db.exists():
         raise BadInput(f"database not found: {db}")
     return Store(db, create=False, readonly=True)  # audit, report, export only read
+
+
+def _solved_by(screen: str) -> Callable[[dict[str, Any]], str]:
+    """The cell of the row 'solved by SCREEN' for a domain's audit."""
+    return lambda d: _pct(d["screen_solved_share"].get(screen))
 
 
 def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
@@ -416,7 +491,7 @@ def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
     t.add_column("")
     for name in domains:
         t.add_column(untrusted(name), justify="right")
-    rows = [
+    rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
         ("candidates", lambda d: str(d["candidates"])),
         ("verified", lambda d: str(d["verified"])),
         ("passed gate 1b", lambda d: str(d["invariant"])),
@@ -433,9 +508,7 @@ def _print_domains(domains: dict[str, dict[str, Any]]) -> None:
         ),
     ]
     screens = sorted({s for d in domains.values() for s in d["screen_solved_share"]})
-    rows += [
-        (f"solved by {s}", lambda d, s=s: _pct(d["screen_solved_share"].get(s))) for s in screens
-    ]
+    rows += [(f"solved by {s}", _solved_by(s)) for s in screens]
     for label, cell in rows:
         t.add_row(untrusted(label), *(cell(d) for d in domains.values()))
     console.print(t)

@@ -14,6 +14,11 @@ parameter's name, so options that verbs add later are covered without their own 
   ``--memory``) are creatable: their nearest existing ancestor is a writable directory in
   which the missing directories can really be made (probed, then removed again).
 
+A flag that sets a field of a library config record is declared with `library_option`
+instead: its check and the range in its help come from the field's own declaration
+(`scigate._bounds`), and a library `BadValue` about that field is shown under the flag's
+name (`flag_of`), so a range is written once, on the record.
+
 A failed check is a click `BadParameter`, which the app prints as one line, exit 2.
 Only values the user gave are checked; defaults are trusted.
 """
@@ -26,7 +31,11 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import typer
+
+from scigate._bounds import Range, range_of
 
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import core as click_core
@@ -35,7 +44,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click import core as click_core  # type: ignore[no-redef]  # the fallback of the import above
     from click import exceptions as click_exceptions  # type: ignore[no-redef]  # the fallback of the import above
 
-__all__ = ["Bound", "bound_for", "check_value", "validate_tree"]
+__all__ = ["Bound", "bound_for", "check_value", "flag_of", "library_option", "validate_tree"]
 
 INT64_MAX = 2**63 - 1
 WEEK = 7 * 24 * 3600.0
@@ -188,15 +197,62 @@ def check_value(name: str, value: Any, default: Any = None) -> str | None:
 
 _USER_SOURCES = {click_core.ParameterSource.COMMANDLINE, click_core.ParameterSource.ENVIRONMENT}
 
+#: field of a library record -> the flag that sets it, where the two names differ
+_FLAGS: dict[str, str] = {}
+_NO_DEFAULT: Any = object()
+
+
+def flag_of(field: str) -> str:
+    """The flag that sets the library field `field` (`--field-name` unless declared)."""
+    return _FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def library_option(
+    default: Any = _NO_DEFAULT,
+    *flags: str,
+    record: type,
+    field: str,
+    help: str,
+    low: float | None = None,
+    names_field: bool = True,
+) -> Any:
+    """A `typer.Option` setting `record.field`, checked against the field's declared range
+    (`low` replaces its lower bound where the CLI's differs, e.g. a flag whose 0 means
+    "one per core"), the range appended to `help`. With `names_field`, the library's
+    errors about `field` are shown under this flag."""
+
+    def bound() -> Range:  # read when checking: the declaration is the only copy
+        declared = range_of(record, field)
+        return declared if low is None else declared.with_low(low)
+
+    if names_field and flags:
+        _FLAGS[field] = flags[0]
+
+    def callback(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        if value is not None and ctx.get_parameter_source(param.name or "") in _USER_SOURCES:
+            for item in value if isinstance(value, list | tuple) else [value]:
+                reason = bound().reason(item)
+                if reason:
+                    raise click_exceptions.BadParameter(reason, ctx=ctx, param=cast(Any, param))
+        return value
+
+    callback.__scigate_range__ = bound  # type: ignore[attr-defined]
+    text = f"{help} (Allowed: {bound().text()}.)"
+    if default is _NO_DEFAULT:
+        return typer.Option(*flags, help=text, callback=callback)
+    return typer.Option(default, *flags, help=text, callback=callback)
+
 
 def _chain(param: click_core.Parameter) -> Callable[..., Any]:
     original = param.callback
 
+    declared = getattr(original, "__scigate_range__", None)  # `library_option` checks it
+
     def callback(ctx: click_core.Context, p: click_core.Parameter, value: Any) -> Any:
-        if ctx.get_parameter_source(p.name) in _USER_SOURCES:
+        if ctx.get_parameter_source(p.name or "") in _USER_SOURCES and declared is None:
             reason = check_value(p.name or "", value, p.default)
             if reason:
-                raise click_exceptions.BadParameter(reason, ctx=ctx, param=p)  # type: ignore[arg-type]  # typer's click wants its Parameter subclass, which p is
+                raise click_exceptions.BadParameter(reason, ctx=ctx, param=cast(Any, p))
         return original(ctx, p, value) if original is not None else value
 
     callback.__scigate_validated__ = True  # type: ignore[attr-defined]

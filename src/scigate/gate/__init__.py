@@ -15,6 +15,7 @@ from scigate.gate._candidate import (
     parse_options,
 )
 from scigate.gate._coding_agent import TOOL_SCHEMAS, AgentLimits, Episode, run_episode
+from scigate.gate._config import LoopConfig
 from scigate.gate._distributed import ExecutorWorkers
 from scigate.gate._invariance import (
     CheckResult,
@@ -33,13 +34,12 @@ if TYPE_CHECKING:
     from scigate.gate._audit import audit
     from scigate.gate._export import export_jsonl, export_release
     from scigate.gate._inspect_files import write_sandbox_files
-    from scigate.gate._loop import LoopConfig, rescreen, run_loop
+    from scigate.gate._loop import rescreen, run_loop
     from scigate.gate._report import build_report
     from scigate.gate._similarity import jaccard, tokens
 
 # Names whose modules are heavier to import load on first access.
 _LAZY = {
-    "LoopConfig": "_loop",
     "audit": "_audit",
     "build_report": "_report",
     "export_jsonl": "_export",

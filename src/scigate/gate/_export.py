@@ -18,7 +18,7 @@ import random
 import secrets
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -40,6 +40,9 @@ from scigate.gate._candidate import LETTERS
 from scigate.gate._environment import run_environment
 from scigate.gate._inspect_files import write_sandbox_files
 from scigate.gate._values import value_rank
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 #: The inspect_ai task files of a release (package data in scigate/gate/templates).
 TASK_FILES = ("toolgate_task.py", "toolgate_tools_task.py")
@@ -90,7 +93,7 @@ class ReleaseFiles(BaseModel):
     sandbox_files: list[Path] = []
 
 
-def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[dict[str, Any]]:
+def accepted_records(store: Store, *, include_duplicates: bool = False) -> list[dict[str, Any]]:
     """Accepted items (verified, passed every screen, solved when a tool gate ran) with records.
 
     Exact duplicates (same normalized question) keep only their first accepted copy
@@ -110,7 +113,7 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
     accepted = [cands[c] for c in ids]
     wanted = {c.id for c in accepted}
     results: dict[str, list[dict[str, Any]]] = {}
-    for g in store.query("SELECT * FROM gate_results ORDER BY id"):
+    for g in store.all_gate_results():
         if g["candidate_id"] in wanted:
             results.setdefault(g["candidate_id"], []).append(g)
     usage = _model_usage(store, wanted)
@@ -161,23 +164,11 @@ def accepted_records(store: Any, *, include_duplicates: bool = False) -> list[di
     return out
 
 
-def _model_usage(store: Any, wanted: set[str]) -> dict[tuple, dict[str, Any]]:
+def _model_usage(store: Store, wanted: set[str]) -> dict[tuple, dict[str, Any]]:
     """(candidate, run, role, spec) -> calls, tokens and the first call's settings."""
     out: dict[tuple, dict[str, Any]] = {}
-    rows = store.query(
-        "SELECT candidate_id, run_id, role, spec, COUNT(*) AS calls,"
-        " SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,"
-        " MIN(id) AS first_id FROM model_calls WHERE candidate_id IS NOT NULL"
-        " GROUP BY candidate_id, run_id, role, spec"
-    )
-    rows = [r for r in rows if r["candidate_id"] in wanted]
-    settings: dict[int, Any] = {}
-    ids = [r["first_id"] for r in rows]
-    for i in range(0, len(ids), 500):
-        chunk = ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for s in store.query(f"SELECT id, settings FROM model_calls WHERE id IN ({marks})", chunk):
-            settings[s["id"]] = s["settings"]
+    rows = [r for r in store.candidate_model_usage() if r["candidate_id"] in wanted]
+    settings = store.model_call_settings(r["first_id"] for r in rows)
     for r in rows:
         out[(r["candidate_id"], r["run_id"], r["role"], r["spec"])] = {
             "calls": r["calls"],
@@ -241,7 +232,7 @@ def _invariance_setting(cfg: dict[str, Any]) -> str:
     return "on (domain's semantic checks" + (f"; MPI on {ranks} ranks)" if ranks > 1 else ")")
 
 
-def export_jsonl(store: Any, out: Path, *, include_duplicates: bool = False) -> int:
+def export_jsonl(store: Store, out: Path, *, include_duplicates: bool = False) -> int:
     """Write accepted items with their full records to `out` (JSONL); returns the count."""
     records = accepted_records(store, include_duplicates=include_duplicates)
     write_text_atomic(
@@ -270,7 +261,7 @@ def permute(record: dict[str, Any], release_seed: int) -> dict[str, Any]:
 
 
 def export_release(
-    store: Any,
+    store: Store,
     out_dir: Path,
     *,
     release_seed: int | None = None,
@@ -392,7 +383,7 @@ def _summary(detail: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_conditions(store: Any, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+def run_conditions(store: Store, records: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     """The conditions the released items were gated under, run by run.
 
     Each run: its configuration (generator, screens and solver specs, seeds, calls,
@@ -405,10 +396,7 @@ def run_conditions(store: Any, records: list[dict[str, Any]], seed: int) -> dict
     for e in store.events(kind="environment"):
         env_events.setdefault(e["run_id"], []).append(e["data"])
     models: dict[str, list[dict[str, Any]]] = {}
-    for m in store.query(
-        "SELECT run_id, role, spec, settings, COUNT(*) AS calls FROM model_calls"
-        " GROUP BY run_id, role, spec, settings ORDER BY MIN(id)"
-    ):
+    for m in store.models_by_run():
         models.setdefault(m["run_id"], []).append(
             {k: m[k] for k in ("role", "spec", "settings", "calls")}
         )
@@ -485,7 +473,7 @@ def _write_parquet(pool: list[dict[str, Any]], path: Path) -> Path | None:
 
 
 def _datasheet(
-    store: Any, records: list[dict[str, Any]], seed: int, pool: list[dict[str, Any]]
+    store: Store, records: list[dict[str, Any]], seed: int, pool: list[dict[str, Any]]
 ) -> str:
     """DATASHEET.md. Every value that comes from the run database (specs, run ids,
     families and other meta.json fields, reasons) goes through `md_text`/`md_code`:
@@ -584,7 +572,7 @@ def _datasheet(
     return "\n".join(lines)
 
 
-def _environment_line(store: Any, run_id: str) -> str:
+def _environment_line(store: Store, run_id: str) -> str:
     events = store.events(run_id=run_id, kind="environment")
     if not events:
         return "not recorded (a run made before runs recorded it)"

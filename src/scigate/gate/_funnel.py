@@ -6,9 +6,12 @@ rescreen run has a funnel of its own (Table 4), listed by `rescreen_funnels`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 
 class Funnel(BaseModel):
@@ -45,7 +48,7 @@ class Funnel(BaseModel):
 
 
 def funnel_of_run(
-    store: Any,
+    store: Store,
     run_id: str,
     screens: list[str],
     *,
@@ -115,15 +118,16 @@ def funnel_of_run(
 
 
 def funnel_of_run_rescreen(
-    store: Any, run_id: str, screens: list[str], verified: int, *, tool_gate: bool = True
+    store: Store, run_id: str, screens: list[str], verified: int, *, tool_gate: bool = True
 ) -> Funnel:
     """A rescreen run's funnel: every candidate entered already verified."""
-    f = funnel_of_run(_AssumeVerified(store), run_id, screens, tool_gate=tool_gate)
+    view = cast("Store", _AssumeVerified(store))  # a Store whose attempts count all verified
+    f = funnel_of_run(view, run_id, screens, tool_gate=tool_gate)
     f.generated = f.verified = verified
     return f
 
 
-def rescreen_funnels(store: Any) -> list[dict[str, Any]]:
+def rescreen_funnels(store: Store) -> list[dict[str, Any]]:
     """One funnel per rescreen run (post-generation, apart from the in-loop funnel)."""
     out = []
     for run in store.runs():
@@ -153,7 +157,7 @@ class _AssumeVerified:
     or one written by other tools) counts too, with the status its results give.
     """
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Store):
         self._store = store
 
     def __getattr__(self, name: str) -> Any:

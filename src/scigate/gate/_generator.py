@@ -17,7 +17,7 @@ import shutil
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
@@ -25,6 +25,9 @@ from scigate.errors import BadInput
 from scigate.gate._candidate import LETTERS, Candidate, load_candidate
 from scigate.gate._coding_agent import AgentLimits, run_episode
 from scigate.gate._values import value_rank
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 RECENT_RECORDS = 20
 #: Status of a round whose candidate is still in later gates (its finished gates are listed).
@@ -113,7 +116,7 @@ def failure_key(reason: str) -> str:
     return key[:160]
 
 
-def build_feedback(store: Any, run_id: str) -> Feedback:
+def build_feedback(store: Store, run_id: str) -> Feedback:
     """Outcome counts, recent records, letter and value-rank balance and repeated
     verification failures of a run.
 
@@ -123,10 +126,8 @@ def build_feedback(store: Any, run_id: str) -> Feedback:
     finished = store.attempts(run_id)
     done = {a["round"] for a in finished}
     generated = _generated_rounds(store, run_id)
-    attempts = finished + [
-        _in_flight(store, run_id, r, cid) for r, cid in generated if r not in done
-    ]
-    attempts = [a for a in attempts if a is not None]
+    in_flight = [_in_flight(store, run_id, r, cid) for r, cid in generated if r not in done]
+    attempts = finished + [a for a in in_flight if a is not None]
     attempts.sort(key=lambda a: a["round"], reverse=True)
     counts = Counter(a["status"] for a in attempts)
     families: dict[str, str | None] = {}
@@ -160,7 +161,7 @@ def build_feedback(store: Any, run_id: str) -> Feedback:
     )
 
 
-def _generated_rounds(store: Any, run_id: str) -> list[tuple[int, str]]:
+def _generated_rounds(store: Store, run_id: str) -> list[tuple[int, str]]:
     """(round, candidate id) of every round of the run that produced a candidate."""
     rounds: dict[int, str] = {}
     for event in store.events(run_id, kind="generated"):
@@ -170,7 +171,7 @@ def _generated_rounds(store: Any, run_id: str) -> list[tuple[int, str]]:
     return sorted(rounds.items())
 
 
-def _in_flight(store: Any, run_id: str, r: int, cid: str) -> dict[str, Any] | None:
+def _in_flight(store: Store, run_id: str, r: int, cid: str) -> dict[str, Any] | None:
     """A round still in its gates, as a record of the gates it has finished (None: none yet)."""
     results = store.gate_results(run_id=run_id, candidate_id=cid)
     if not results:
@@ -189,15 +190,10 @@ def _in_flight(store: Any, run_id: str, r: int, cid: str) -> dict[str, Any] | No
 
 
 def _balance_counts(
-    store: Any, run_id: str, cids: list[str]
+    store: Store, run_id: str, cids: list[str]
 ) -> tuple[dict[str, int], dict[int, int]]:
     """Counts of the proposed letters and value ranks over the run's rounds (one query)."""
-    rows = store.query(
-        "SELECT id, answer, options FROM candidates WHERE id IN (SELECT json_extract(data,"
-        " '$.candidate_id') FROM events WHERE run_id = ? AND kind = 'generated')",
-        (run_id,),
-    )
-    records = {r["id"]: r for r in rows}
+    records = {r["id"]: r for r in store.generated_candidates(run_id)}
     letters: Counter[str] = Counter()
     ranks: Counter[int] = Counter()
     for cid in cids:
@@ -245,7 +241,7 @@ class LLMGenerator:
         spec: str,
         *,
         domain: Any,
-        store: Any = None,
+        store: Store | None = None,
         run_id: str | None = None,
         limits: AgentLimits | None = None,
         seeds_in_prompt: int = 5,

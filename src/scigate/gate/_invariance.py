@@ -151,11 +151,14 @@ def invariance(
     candidate that does not pass it cannot be judged here (outcome `error`). Checks run
     in order and stop at the first that fails.
     """
+    from scigate._bounds import range_of
     from scigate.domains import get_domain
-    from scigate.errors import BadInput
+    from scigate.errors import BadValue
+    from scigate.gate._config import LoopConfig
 
-    if mpi_ranks < 1:
-        raise BadInput("--mpi-ranks must be at least 1 (1: no MPI check)")
+    reason = range_of(LoopConfig, "mpi_ranks").reason(mpi_ranks)  # the run's own range
+    if reason:
+        raise BadValue("mpi_ranks", reason)
     cand = candidate if isinstance(candidate, Candidate) else load_candidate(candidate)
     dom = get_domain(domain)
     python = python or dom.python

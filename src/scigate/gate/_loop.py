@@ -20,16 +20,14 @@ the generator's own working time; every gate records its own time.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
-from scigate.errors import BadInput
+from scigate.errors import BadInput, ScigateError
 from scigate.gate._candidate import Candidate
 from scigate.gate._coding_agent import AgentLimits
+from scigate.gate._config import LoopConfig
 from scigate.gate._environment import run_environment
 from scigate.gate._funnel import Funnel, funnel_of_run, funnel_of_run_rescreen
 from scigate.gate._generator import (
@@ -39,93 +37,13 @@ from scigate.gate._generator import (
     TemplateCandidates,
     build_feedback,
 )
-from scigate.gate._novelty import NEAR_DUPLICATE_JACCARD, NearDuplicate, near_duplicate
+from scigate.gate._novelty import NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._workers import GateWorkers
 
-
-class LoopConfig(BaseModel):
-    """Everything that defines a ToolGate run (stored with the run for reproducibility)."""
-
-    domain: str = "fenicsx"
-    generator: str = "templates"
-    screens: list[str] = Field(default_factory=list)
-    solver: str | None = None
-    solver_cmd: str | None = None
-    rounds: int = 10
-    seed: int = 0
-    calls: int = 3
-    early_stop: bool = True
-    verify_timeout: float = 300.0
-    solve_time_limit: float = 300.0
-    solver_max_steps: int = 40
-    solver_max_tokens: int = 500_000
-    generator_time_limit: float = 300.0
-    concurrency: int = 4
-    fem_workers: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
-    families: list[str] | None = None
-    seeds_in_prompt: int = 5  # the paper's five expert seeds
-    rotate_seeds: bool = False
-    near_duplicate: float = NEAR_DUPLICATE_JACCARD  # 0: no near-duplicate rejection
-    all_verified: bool = False  # rescreen: every verified candidate, not only the survivors
-    #: gate 1b: the domain's semantic checks after verification (see `_invariance`)
-    invariance: bool = True
-    #: > 1 adds the MPI check (every rank prints the serial value) to gate 1b
-    mpi_ranks: int = 1
-
-    @property
-    def has_solver(self) -> bool:
-        """Whether a tool-enabled solver (gate 3) is configured."""
-        return bool(self.solver or self.solver_cmd)
-
-    def check(self) -> None:
-        """Reject impossible settings with one clear line."""
-        if self.rounds < 0:
-            raise BadInput("--rounds must be 0 or more")
-        if self.calls < 1:
-            raise BadInput("--calls must be at least 1")
-        if self.concurrency < 1 or self.fem_workers < 1:
-            raise BadInput("--concurrency and --fem-workers must be at least 1")
-        if self.verify_timeout <= 0 or self.solve_time_limit <= 0:
-            raise BadInput("--verify-timeout and --time-limit must be positive")
-        if self.solver and self.solver_cmd:
-            raise BadInput("give at most one of --solver and --solver-cmd")
-        if not 1 <= self.mpi_ranks <= 64:
-            raise BadInput("--mpi-ranks must be between 1 (no MPI check) and 64")
-        if len(set(self.screens)) != len(self.screens):
-            raise BadInput("the same --screen is given twice")
-        if self.seeds_in_prompt < 0:
-            raise BadInput("--seeds-in-prompt must be 0 or more")
-        if not 0 <= self.near_duplicate <= 1:
-            raise BadInput("--near-duplicate must be a Jaccard similarity in [0, 1] (0: off)")
-
-    def validate(self) -> None:
-        """`check`, plus the domain resolves and every model spec is usable: well formed,
-        its key, python file or server address present (`scigate.llm.check_spec`), so a
-        configuration error is one line before anything is written."""
-        from scigate.domains import get_domain
-        from scigate.llm import check_spec
-
-        self.check()
-        domain = get_domain(self.domain)
-        if self.generator == "templates" and self.families:
-            domain.template_generator(self.seed, families=self.families)  # checks the names
-        if self.generator not in ("templates", "rescreen"):
-            check_spec(self.generator)
-            if self.seeds_in_prompt > len(domain.seed_dirs()):
-                raise BadInput(
-                    f"--seeds-in-prompt {self.seeds_in_prompt}: the {domain.name} domain has "
-                    f"{len(domain.seed_dirs())} seed items"
-                )
-        for s in self.screens:
-            if not s.startswith("cue/"):
-                check_spec(s)
-            else:
-                make_responder(s)
-        if self.solver:
-            check_spec(self.solver)
-
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 ProgressCallback = Callable[[int, int, Funnel], None]
 
@@ -136,7 +54,7 @@ class _Context:
     def __init__(
         self,
         cfg: LoopConfig,
-        store: Any,
+        store: Store,
         run_id: str,
         total: int,
         progress: ProgressCallback | None,
@@ -177,7 +95,7 @@ class _Context:
             self.progress(self.done, self.total, self.funnel)
 
 
-def make_generator(cfg: LoopConfig, domain: Any, store: Any, run_id: str) -> Generator:
+def make_generator(cfg: LoopConfig, domain: Any, store: Store, run_id: str) -> Generator:
     """`templates` or an LLM generator for a model spec."""
     if cfg.generator == "templates":
         return TemplateCandidates(
@@ -258,7 +176,7 @@ ResumeCallback = Callable[[str, dict[str, Any]], None]
 
 async def run_loop(
     cfg: LoopConfig,
-    store: Any,
+    store: Store,
     *,
     resume: bool = False,
     run_id: str | None = None,
@@ -474,7 +392,7 @@ async def gate_candidate(
             detail=res.detail(),
             seconds=res.seconds,
         )
-        verify = store.gate_result(run_id, cand.id, "verify")
+        verify = _written(store.gate_result(run_id, cand.id, "verify"))
     ctx.gate1_finished(round_index)
     if verify["outcome"] != "pass":
         return "rejected-verify", verify["reason"], detail
@@ -487,7 +405,9 @@ async def gate_candidate(
     return await screen_and_solve(ctx, cand, detail)
 
 
-async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any]) -> dict:
+async def invariance_stage(
+    ctx: _Context, cand: Candidate, verify: dict[str, Any]
+) -> dict[str, Any]:
     """Gate 1b on a verified candidate (its recorded result when there is one)."""
     store, run_id, cfg = ctx.store, ctx.run_id, ctx.cfg
     got = store.gate_result(run_id, cand.id, "invariance")
@@ -509,7 +429,7 @@ async def invariance_stage(ctx: _Context, cand: Candidate, verify: dict[str, Any
             detail=res.detail(),
             seconds=res.seconds,
         )
-        got = store.gate_result(run_id, cand.id, "invariance")
+        got = _written(store.gate_result(run_id, cand.id, "invariance"))
     return got
 
 
@@ -539,7 +459,7 @@ async def screen_and_solve(
                 detail=res.summary(),
                 seconds=res.seconds,
             )
-            got = store.gate_result(run_id, cand.id, "screen", responder.name)
+            got = _written(store.gate_result(run_id, cand.id, "screen", responder.name))
         if got["outcome"] == "error":
             return "error", got["reason"], detail
         if got["outcome"] != "pass":
@@ -550,7 +470,7 @@ async def screen_and_solve(
     got = store.gate_result(run_id, cand.id, "solve", solver)
     if got is None:
         if cfg.solver:
-            res = await ctx.workers.solve_model(
+            solved = await ctx.workers.solve_model(
                 cand,
                 cfg.solver,
                 recorder=store.recorder(run_id=run_id, candidate_id=cand.id, role="solver"),
@@ -562,7 +482,7 @@ async def screen_and_solve(
         else:
             assert cfg.solver_cmd is not None
             async with ctx.sandbox:
-                res = await ctx.workers.solve_command(
+                solved = await ctx.workers.solve_command(
                     cand, cfg.solver_cmd, time_limit=cfg.solve_time_limit, domain=cfg.domain
                 )
         store.add_gate_result(
@@ -570,12 +490,12 @@ async def screen_and_solve(
             cand.id,
             "solve",
             screen=solver,
-            outcome="pass" if res.solved else "error" if res.error else "fail",
-            reason=res.reason,
-            detail=res.model_dump(),
-            seconds=res.seconds,
+            outcome="pass" if solved.solved else "error" if solved.error else "fail",
+            reason=solved.reason,
+            detail=solved.model_dump(),
+            seconds=solved.seconds,
         )
-        got = store.gate_result(run_id, cand.id, "solve", solver)
+        got = _written(store.gate_result(run_id, cand.id, "solve", solver))
     if got["outcome"] == "pass":
         return "accepted", got["reason"], detail
     if got["outcome"] == "error":  # the solver could not run: no evidence either way
@@ -583,7 +503,14 @@ async def screen_and_solve(
     return "unsolved", f"flagged for review: {got['reason']}", detail
 
 
-def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
+def _written(result: dict[str, Any] | None) -> dict[str, Any]:
+    """A gate result read back after its write (an idempotent write always leaves one)."""
+    if result is None:
+        raise ScigateError("a gate result just written is missing from the run database")
+    return result
+
+
+def _save_candidate(store: Store, run_id: str, cand: Candidate) -> str:
     from scigate.store import CandidateRecord
 
     record = CandidateRecord(
@@ -602,7 +529,9 @@ def _save_candidate(store: Any, run_id: str, cand: Candidate) -> str:
     return cid
 
 
-def _already_generated(store: Any, run_id: str, r: int) -> tuple[Candidate | None, dict[str, Any]]:
+def _already_generated(
+    store: Store, run_id: str, r: int
+) -> tuple[Candidate | None, dict[str, Any]]:
     """The candidate a killed run generated for round `r` before it could finish the
     round, with the generation record (its time and usage)."""
     for event in reversed(store.events(run_id, kind="generated")):
@@ -627,7 +556,7 @@ def candidate_from_record(rec: Any) -> Candidate:
 
 
 async def rescreen(
-    store: Any,
+    store: Store,
     *,
     screens: list[str],
     solver: str | None = None,
@@ -737,30 +666,13 @@ async def rescreen(
 
 
 def _verified_candidates(
-    store: Any, *, survivors_only: bool = False, before: str | None = None
+    store: Store, *, survivors_only: bool = False, before: str | None = None
 ) -> list[Any]:
     """Verified candidates; with `survivors_only` those that no screen has solved (latest
     result per screen, leaving out the results of run `before`)."""
-    rows = store.query(
-        "SELECT DISTINCT candidate_id FROM gate_results WHERE gate = 'verify' AND outcome = 'pass'"
-    )
     # gate 1b: a candidate whose latest invariance result is not a pass is no survivor
-    not_invariant = {
-        r["candidate_id"]
-        for r in store.query(
-            "SELECT candidate_id, outcome FROM v_gate_latest WHERE gate = 'invariance'"
-        )
-        if r["outcome"] != "pass"
-    }
-    ids = {r["candidate_id"] for r in rows} - not_invariant
+    ids = store.verified_candidate_ids() - store.latest_not_passed_ids("invariance")
     if survivors_only:
-        solved = store.query(
-            "SELECT candidate_id FROM (SELECT candidate_id, outcome, ROW_NUMBER() OVER ("
-            " PARTITION BY candidate_id, screen ORDER BY created_at DESC, id DESC) AS rn"
-            " FROM gate_results WHERE gate = 'screen' AND run_id != ?)"
-            " WHERE rn = 1 AND outcome = 'fail'",
-            (before or "",),
-        )
-        ids -= {r["candidate_id"] for r in solved}
+        ids -= store.screened_out_ids(excluding_run=before)
     recs = [r for r in store.candidates() if r.id in ids]
     return sorted(recs, key=lambda r: (r.created_at, r.id))

@@ -12,25 +12,14 @@ between the two proposals is verified and recorded.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import BaseModel
 
+from scigate.gate._config import NEAR_DUPLICATE_JACCARD
 from scigate.gate._similarity import jaccard, tokens
-from scigate.store import question_key
+from scigate.store import Store, question_key
 
-#: Token Jaccard similarity at or above which a question is a near duplicate (the paper's).
-NEAR_DUPLICATE_JACCARD = 0.7
-
-_SURVIVORS = """
-WITH g AS (
-    SELECT g.candidate_id, g.gate, g.outcome FROM gate_results g
-    JOIN runs r ON r.id = g.run_id WHERE r.kind = 'gate'
-)
-SELECT c.id, c.question, c.options AS options_json FROM candidates c
-WHERE c.id IN (SELECT candidate_id FROM g WHERE gate = 'verify' AND outcome = 'pass')
-  AND c.id NOT IN (SELECT candidate_id FROM g WHERE gate != 'verify' AND outcome = 'fail')
-"""
+__all__ = ["NEAR_DUPLICATE_JACCARD", "NearDuplicate", "near_duplicate"]
 
 
 class NearDuplicate(BaseModel):
@@ -49,7 +38,7 @@ class NearDuplicate(BaseModel):
 
 
 def near_duplicate(
-    store: Any,
+    store: Store,
     question: str,
     options: dict[str, str],
     threshold: float,
@@ -66,7 +55,7 @@ def near_duplicate(
     cache = token_cache if token_cache is not None else {}
     mine, key = tokens(question), question_key(question)
     best: tuple[float, str] | None = None  # the most similar, then the smallest id
-    for row in store.query(_SURVIVORS):
+    for row in store.survivor_questions():
         theirs = cache.get(row["id"])
         if theirs is None:
             theirs = cache[row["id"]] = tokens(row["question"])

@@ -6,12 +6,15 @@ import random
 import re
 import statistics
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scigate.errors import BadInput
 from scigate.gate._candidate import LETTERS, Candidate
 from scigate.gate._screen import SCREEN_SYSTEM, Reply, render_question
 from scigate.gate._values import numeric_values, parse_number
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 
 class ModelResponder:
@@ -21,7 +24,7 @@ class ModelResponder:
         self,
         spec: str,
         *,
-        store: Any = None,
+        store: Store | None = None,
         run_id: str | None = None,
         recorder: Callable[[Any], None] | None = None,
     ):
@@ -178,7 +181,7 @@ class CueResponder:
 def make_responder(
     spec: str,
     *,
-    store: Any = None,
+    store: Store | None = None,
     run_id: str | None = None,
     recorder: Callable[[Any], None] | None = None,
 ):

@@ -24,6 +24,7 @@ from scigate.gate._values import match_option, values_match
 
 if TYPE_CHECKING:
     from scigate.llm import Recorder
+    from scigate.store import Store
 
 SOLVER_SYSTEM = """You are a computational scientist solving a multiple-choice question that \
 needs real computation with scientific software. {workspace_note}
@@ -163,7 +164,7 @@ async def solve_with_model(
     max_steps: int = 40,
     max_tokens: int | None = 500_000,
     domain: str = "fenicsx",
-    store: Any = None,
+    store: Store | None = None,
     run_id: str | None = None,
     recorder: Recorder | None = None,
 ) -> SolveResult:

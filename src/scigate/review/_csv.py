@@ -16,12 +16,15 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scigate.errors import BadInput
 from scigate.review._items import Item
 from scigate.review._protocols import Protocol, get_protocol
 from scigate.review._verdicts import Verdict, check_name, check_verdict
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 FIXED = (
     "item_id",
@@ -43,7 +46,7 @@ def _cell(value: Any) -> str:
 
 
 def export_csv(
-    store: Any,
+    store: Store,
     items: list[Item],
     protocol: Protocol,
     out: Path,

@@ -7,10 +7,13 @@ Reviews never change a machine verdict: a decision is computed beside it, from t
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scigate.review._agreement import agreement_with_majority, fleiss_kappa
 from scigate.review._protocols import OPENSCITOOLBENCH, TOOLGATE, VERDICTS, Protocol
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 #: Review decisions, in the order summaries list them.
 DECISIONS = ("approved", "rejected", "sent-back", "pending", "unreviewed")
@@ -44,13 +47,13 @@ def ballots_by_item(rows: list[dict[str, Any]], protocol: Protocol) -> dict[str,
     return dict(out)
 
 
-def with_rule(store: Any, protocol: Protocol) -> Protocol:
+def with_rule(store: Store, protocol: Protocol) -> Protocol:
     """The protocol with the database's own rule for it (`scigate review rule`), if any."""
     n = store.review_rules().get(protocol.name)
     return protocol if n is None else protocol.model_copy(update={"reviewers": n})
 
 
-def default_protocol(store: Any, kind: str = "candidate") -> Protocol:
+def default_protocol(store: Store, kind: str = "candidate") -> Protocol:
     """The protocol the database's reviews use most (ties and no reviews: the item kind's
     own, ToolGate for gate candidates, OpenSciToolBench for bench tasks), with the
     database's rule for it."""
@@ -63,13 +66,13 @@ def default_protocol(store: Any, kind: str = "candidate") -> Protocol:
     return with_rule(store, get_protocol(counts.most_common(1)[0][0]))
 
 
-def decisions(store: Any, item_ids: list[str], protocol: Protocol) -> dict[str, str]:
+def decisions(store: Store, item_ids: list[str], protocol: Protocol) -> dict[str, str]:
     """item id -> decision, for the given items."""
     ballots = ballots_by_item(store.reviews(protocol=protocol.name), protocol)
     return {i: decide(protocol, ballots.get(i, {})) for i in item_ids}
 
 
-def review_summary(store: Any, item_ids: list[str], protocol: Protocol) -> dict[str, Any]:
+def review_summary(store: Store, item_ids: list[str], protocol: Protocol) -> dict[str, Any]:
     """Coverage, decisions, per-criterion counts and agreement over the given items."""
     wanted = set(item_ids)
     rows = [r for r in store.reviews(protocol=protocol.name) if r["item_id"] in wanted]
@@ -149,7 +152,7 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def summary_items(store: Any, items: list[Any], protocol: Protocol) -> list[str]:
+def summary_items(store: Store, items: list[Any], protocol: Protocol) -> list[str]:
     """The items a summary covers: those the machine accepted, and any other with a review."""
     reviewed = {r["item_id"] for r in store.reviews(protocol=protocol.name)}
     return [i.id for i in items if i.status == "accepted" or i.id in reviewed]

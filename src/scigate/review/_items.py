@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from scigate.errors import BadInput
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 #: Token-Jaccard similarity from which another item is shown as a near-duplicate.
 NEAR_DUPLICATE = 0.7
@@ -52,7 +55,7 @@ class Item(BaseModel):
         return stage if head == "rejected" else None
 
 
-def load_items(store: Any, bench: Path | None = None) -> list[Item]:
+def load_items(store: Store, bench: Path | None = None) -> list[Item]:
     """Every reviewable item of the database: gate candidates and bench build attempts."""
     runs = {r["id"]: r for r in store.runs()}
     items: list[Item] = []
@@ -105,7 +108,7 @@ def load_items(store: Any, bench: Path | None = None) -> list[Item]:
     return items
 
 
-def item_kinds(store: Any, item_ids: list[str]) -> dict[str, str]:
+def item_kinds(store: Store, item_ids: list[str]) -> dict[str, str]:
     """id -> kind for those of `item_ids` the database holds (without loading the queue)."""
     out: dict[str, str] = {}
     for item in dict.fromkeys(item_ids):
@@ -148,7 +151,7 @@ def _bench_tasks(bench: Path | None) -> dict[str, dict[str, Any]]:
     return {str(t.get("id")): t for _, t in read_objects(bench, "benchmark file")}
 
 
-def item_detail(store: Any, item: Item, items: list[Item], bench: Path | None = None) -> dict:
+def item_detail(store: Store, item: Item, items: list[Item], bench: Path | None = None) -> dict:
     """Everything recorded about one item, for its review page."""
     near = _near_duplicates(item, items)
     if item.kind == "candidate":
@@ -172,7 +175,7 @@ def _near_duplicates(item: Item, items: list[Item]) -> list[dict[str, Any]]:
     ]
 
 
-def _candidate_detail(store: Any, item: Item) -> dict[str, Any]:
+def _candidate_detail(store: Store, item: Item) -> dict[str, Any]:
     cand = store.get_candidate(item.id)
     if cand is None:
         raise BadInput(f"unknown item {item.id!r}")
@@ -224,7 +227,7 @@ def _candidate_detail(store: Any, item: Item) -> dict[str, Any]:
     }
 
 
-def _task_detail(store: Any, item: Item, bench: Path | None) -> dict[str, Any]:
+def _task_detail(store: Store, item: Item, bench: Path | None) -> dict[str, Any]:
     attempt = next(
         (a for a in store.attempts(item.run_id) if _task_item_id(item.run_id or "", a) == item.id),
         None,

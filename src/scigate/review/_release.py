@@ -3,7 +3,7 @@ bench tasks, which items a `--require-review` release keeps, and the datasheet s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scigate._text import md_text
 from scigate.errors import BadInput
@@ -16,9 +16,12 @@ from scigate.review._decide import (
 )
 from scigate.review._items import load_items
 
+if TYPE_CHECKING:
+    from scigate.store import Store
+
 
 def review_of(
-    store: Any, kind: str, released: list[str] | None = None, run_id: str | None = None
+    store: Store, kind: str, released: list[str] | None = None, run_id: str | None = None
 ) -> dict[str, Any]:
     """The review summary of the database's items of `kind` (candidate | task), of one run
     when `run_id` is given.
@@ -37,7 +40,7 @@ def review_of(
     return out
 
 
-def require_approved(store: Any, kind: str, ids: list[str]) -> list[str]:
+def require_approved(store: Store, kind: str, ids: list[str]) -> list[str]:
     """The ids (in order) whose review decision is 'approved'; BadInput when none is."""
     protocol = default_protocol(store, kind)
     got = decisions(store, ids, protocol)

@@ -20,7 +20,7 @@ from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader
@@ -30,6 +30,9 @@ from scigate.review._decide import DECISIONS, ballots_by_item, decide
 from scigate.review._items import Item, item_detail, item_kinds, load_items
 from scigate.review._protocols import VERDICTS, Protocol
 from scigate.review._verdicts import check_name, check_verdict
+
+if TYPE_CHECKING:
+    from scigate.store import Store
 
 STATIC = {"review.css": "text/css; charset=utf-8", "review.js": "text/javascript; charset=utf-8"}
 CSP = (
@@ -102,7 +105,7 @@ class ReviewApp:
         )
 
 
-def queue_items(app: ReviewApp, store: Any, params: dict[str, str]) -> tuple[list[Item], dict]:
+def queue_items(app: ReviewApp, store: Store, params: dict[str, str]) -> tuple[list[Item], dict]:
     """The items matching the queue filters, and each item's review decision."""
     items = load_items(store, app.bench)
     ballots = ballots_by_item(store.reviews(protocol=app.protocol.name), app.protocol)

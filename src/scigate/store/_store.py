@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from scigate import _secrets
 from scigate.errors import BadInput, ScigateError
 from scigate.store._connection import check_path, connect, ensure_schema
+from scigate.store._gate_reads import GateReads
 from scigate.store._lock import RunLock, lock_run
 from scigate.store._outcomes import GATE_OUTCOMES
 from scigate.store._records import (
@@ -96,7 +97,7 @@ class _RedactingConnection:
         return self.conn.execute(sql, params)
 
 
-class Store:
+class Store(GateReads):
     """The SQLite (WAL) run database at `path`.
 
     `create=False` raises BadInput when the file does not exist or holds no schema yet
