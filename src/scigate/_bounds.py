@@ -161,7 +161,7 @@ class Bounded(BaseModel):
             raise bad_input_of(type(self), exc) from None
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any) -> Self:  # type: ignore[override]
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Self:
         """`BaseModel.model_validate`, its errors one `BadInput` line."""
         try:
             return super().model_validate(obj, **kwargs)

@@ -50,7 +50,7 @@ MARKER = "scigate-quadrature:"
 SHOWN = 20
 _channel = {"fd": 2, "token": "", "shift": 0}
 _counts = {"forms": 0, "shifted": 0, "exact": 0, "stated": 0, "unseen": 0}
-_estimated = set()  # form signatures whose degrees this run's wrapper estimated
+_estimated: set[str] = set()  # form signatures whose degrees this run's wrapper estimated
 _current = {"estimating": 0, "tag": False}
 
 
