@@ -45,7 +45,7 @@ DEFAULT_MAX_BYTES = 512 << 20
 MAX_BYTES_ENV = "SCIGATE_FORMCACHE_BYTES"
 COMPILE_SECONDS = 300.0
 MAX_COMPILES = 64  # trusted compiles one run may ask for (more are refused)
-POLL_SECONDS = 0.01
+POLL_SECONDS = 0.005  # the watcher lists the spool this often (an idle run: one listdir)
 
 _inflight: dict[str, threading.Lock] = {}
 _inflight_lock = threading.Lock()
