@@ -216,6 +216,21 @@ async def main_async(repeats: int) -> None:
     print(f"  trusted compiles per candidate: {per:.2f}, seconds each: {_fmt(compiles)}")
     print(f"  the C compiler alone per form ({len(gcc)} forms): {_fmt(gcc)} s")
     print(f"  naive loop CPU per candidate (one sequential pass): {cpu:.2f} s")
+    med = statistics.median
+    naive_ws = med(walls["naive-par"]) * workers / n  # worker-seconds per candidate
+    gate_ws = med(walls["shared"]) * workers / n
+    g1, g1b = med(runs["shared gate-1 run"]), med(runs["shared gate-1b run"])
+    extra = per * (med(compiles) - med(gcc))  # sandbox + spool + store per candidate
+    print(f"  worker-seconds per candidate: naive {naive_ws:.2f}, gate 1 + 1b {gate_ws:.2f}")
+    print(
+        f"    gate-1 run {g1:.2f} (trusted compiles {per * med(compiles):.2f}), 1b runs 2 x {g1b:.2f}"
+    )
+    print(
+        f"  ratio bound, every trusted compile costing only its C compiler: "
+        f"{naive_ws / (g1 - extra + 2 * g1b):.2f}x; and gate-1b runs free as well: "
+        f"{naive_ws / (g1 - extra):.2f}x; only the C compiler of each form: "
+        f"{naive_ws / (per * med(gcc)):.2f}x"
+    )
     print(f"network: {sandbox.protections()['network (bwrap)']}")
 
 
