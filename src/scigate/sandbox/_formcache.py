@@ -12,7 +12,9 @@ During a run, `SpoolWatcher` serves the run's spool directory (in its workspace)
 and the host's versions, and a request whose key differs from its name or its claim is
 refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes refresh
 an entry's LRU stamp. The cache is kept under `max_bytes` by evicting the entries used
-least recently.
+least recently; a store lists the cache only when its running size estimate passes the
+bound or every `RESCAN_STORES` stores, so between listings another process's stores can
+take it over the bound by at most that many entries each.
 """
 
 from __future__ import annotations
