@@ -282,3 +282,70 @@ def test_the_site_hook_loads_only_with_ffcx_and_patches_its_jit(tmp_path: Path) 
     env.pop("SCIGATE_FORMCACHE")  # no shared cache: FFCx is left alone
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["False", "False", "False", "False"], out.stderr[-1000:]
+
+
+def test_a_trusted_compile_workspace_holds_only_its_c_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trusted compile runs in a real sandbox whose workspace has the C text and no
+    links to the trusted JIT cache (hundreds of them in a used cache: 0.4 s to link and
+    1.1 s to remove per form); a run that does use FFCx gets them (the control)."""
+    from scigate.sandbox import _runner
+    from scigate.sandbox._jitcache import JIT_SUBDIR, trusted_dir
+    from scigate.sandbox._models import Limits
+
+    cache = tmp_path / "cache"
+    shared = trusted_dir(cache) / JIT_SUBDIR
+    shared.mkdir(parents=True)
+    for name in ("libffcx_forms_aa.c", "libffcx_forms_aa.c.cached", "libffcx_forms_aa.so"):
+        (shared / name).write_text("compiled by a trusted process")
+    monkeypatch.setenv("SCIGATE_CACHE_DIR", str(cache))
+    listing = ["/bin/sh", "-c", f"find . -mindepth 1 | sort > {_formhook.SO_NAME}"]
+    monkeypatch.setattr(_formcache, "compile_command", lambda flags: listing)
+    seen = _formcache.compile_trusted(C_TEXT.encode(), FLAGS).decode().split()
+    assert "./source.c" in seen
+    assert not [p for p in seen if JIT_SUBDIR in p or "libffcx" in p], seen
+
+    control = tmp_path / "control"
+    control.mkdir()
+    limits = Limits(wall_seconds=60)
+    result = _runner.execute(listing, workspace=control, limits=limits, cache_dir=cache)
+    assert result.ok, result.reason
+    assert f"./.home/.cache/{JIT_SUBDIR}/libffcx_forms_aa.so" in (
+        (control / _formhook.SO_NAME).read_text().split()
+    )
+
+
+def test_a_store_lists_the_cache_only_past_the_bound_or_every_few_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing a full cache (5,000 entries) takes 0.3 s: a store lists it only when the
+    running estimate passes the bound or every RESCAN_STORES stores, and still keeps the
+    bound, including for entries another process stored meanwhile."""
+    monkeypatch.setattr(_formcache, "RESCAN_STORES", 4)
+    listings = []
+    real_entries = FormCache.entries
+
+    def counted(self: FormCache) -> list:
+        listings.append(1)
+        return real_entries(self)
+
+    monkeypatch.setattr(FormCache, "entries", counted)
+    texts = [C_TEXT.replace("0.5, 0.5", f"{i}.0, 0.5").encode() for i in range(12)]
+    keys = [form_key(c, MODULE, FLAGS) for c in texts]
+    cache = FormCache(tmp_path / "forms", max_bytes=1 << 30)
+    for key, c in zip(keys[:5], texts[:5], strict=True):
+        cache.store(key, MODULE, FLAGS, c, SO)
+    assert len(listings) == 2  # the first store, then the fourth after it
+    size = real_entries(cache)[0][1]
+
+    other = FormCache(tmp_path / "forms", max_bytes=1 << 30)  # stands for another process
+    monkeypatch.setattr(_formcache, "_estimate", {})
+    other.store(keys[5], MODULE, FLAGS, texts[5], SO)
+    monkeypatch.setattr(_formcache, "_estimate", {str(cache.root): (5 * size, 3)})
+    cache.max_bytes = 6 * size + 10  # six entries fit; the estimate knows of five
+    cache.store(keys[6], MODULE, FLAGS, texts[6], SO)  # the fourth store: lists all
+    assert sum(s for _, s, _ in real_entries(cache)) <= cache.max_bytes
+    for key, c in zip(keys[7:], texts[7:], strict=True):  # past the bound by estimate
+        cache.store(key, MODULE, FLAGS, c, SO)
+        assert sum(s for _, s, _ in real_entries(cache)) <= cache.max_bytes

@@ -51,6 +51,11 @@ ALLOWED_ARG = re.compile(
     r"|Wno-[a-z0-9-]+|DNDEBUG)"
 )
 SO_NAME = "module.so"
+# the run's polls for the host's answer: first after POLL_FIRST s, then each 1.5x later,
+# at most POLL_MAX s apart (a trusted compile takes ~0.1-0.3 s; a wider cap left up to
+# 50 ms per form between the answer and the run seeing it)
+POLL_FIRST = 0.002
+POLL_MAX = 0.01
 STATS = {"hits": 0, "compiled": 0, "private": 0}  # what this process did (tests read it)
 
 
@@ -167,14 +172,14 @@ def _ask_host(spool: str, key: str, module_name: str, flags: dict, c_text: bytes
     except OSError:
         return False
     deadline = time.monotonic() + wait
-    delay = 0.005
+    delay = POLL_FIRST
     while time.monotonic() < deadline:
         if os.path.exists(ok):
             return True
         if os.path.exists(refused):
             return False
         time.sleep(delay)
-        delay = min(delay * 1.5, 0.05)
+        delay = min(delay * 1.5, POLL_MAX)
     return False
 
 

@@ -213,7 +213,9 @@ def prepare(
     (`/sandbox/workspace`) and the prefix binds it by descriptor, which the caller
     passes to bwrap and closes; with `warm` neither is made (the server has its own).
     With `forms` the run's FFCx JIT takes compiled modules from the shared forms cache
-    (`_formcache`; the caller serves the run's spool with `forms_watcher`).
+    (`_formcache`; the caller serves the run's spool with `forms_watcher`); without it
+    the run uses no FFCx cache at all (a trusted form compile, which runs only the C
+    compiler), so no links to the trusted JIT cache are made in its workspace either.
     Raises `IsolationUnavailable` when isolation is missing and not waived.
     """
     ws = _workspace(workspace)
@@ -225,7 +227,7 @@ def prepare(
     except OSError as exc:
         raise BadInput(f"cannot prepare the sandbox directories: {exc}") from exc
     cache = shared_cache(cache)
-    if not warm:  # a warm run looks in the shared cache itself (_warm_server)
+    if not warm and forms:  # a warm run looks in the shared cache itself (_warm_server)
         try:
             link_trusted(ws, cache)
         except OSError as exc:
@@ -285,7 +287,7 @@ def execute(
     forms: bool = True,
 ) -> SandboxResult:
     """The body of `run`; `cancel` (set from another thread) stops the run early;
-    `forms=False` keeps the run away from the shared compiled-forms cache."""
+    `forms=False` keeps the run away from the shared compiled-forms and JIT caches."""
     argv = _argv(command)
     ws, limits, child_env, prefix, ws_fd = prepare(workspace, limits, env, cache_dir, forms=forms)
     try:
