@@ -60,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     test -> group maps (the workers inherit the variable)."""
     if hasattr(config, "workerinput") or _GROUPS_DIR in os.environ:
         return
-    if config.getvalue("dist") == "loadgroup":
+    if config.getoption("dist", None) == "loadgroup":  # None: xdist not loaded
         directory = tempfile.mkdtemp(prefix="scigate-xdist-groups-")
         os.environ[_GROUPS_DIR] = directory
         config.add_cleanup(lambda: shutil.rmtree(directory, ignore_errors=True))
