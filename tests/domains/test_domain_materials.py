@@ -218,3 +218,54 @@ def test_forty_rounds_balance_ranks_and_letters(tmp_path):
     assert Counter(m["value_rank"] for m in metas) == {1: 10, 2: 10, 3: 10, 4: 10}
     assert Counter(m["letter"] for m in metas) == {"A": 10, "B": 10, "C": 10, "D": 10}
     assert Counter(m["family"] for m in metas) == {f: 10 for f in FAMILIES.families}
+
+
+def test_the_template_worker_builds_each_space_group_once():
+    """The materials worker's preload file keeps pymatgen's space groups alive between
+    scripts (each cubic group was rebuilt per script: 77% of generation time); a worker
+    without it starts every script with a new group."""
+    script = (
+        "from pymatgen.symmetry.groups import SpaceGroup\n"
+        "group = SpaceGroup('Fm-3m')\n"
+        "group._scripts_seen = getattr(group, '_scripts_seen', 0) + 1\n"
+        "result = group._scripts_seen\n"
+    )
+    with get_domain("materials").template_generator(seed=0) as gen:
+        assert [gen.worker.run(script).value for _ in range(3)] == [1.0, 2.0, 3.0]
+        gen.worker.close()
+        gen.worker.preload = tuple(p for p in gen.worker.preload if not p.endswith(".py"))
+        assert [gen.worker.run(script).value for _ in range(2)] == [1.0, 1.0]
+
+
+def test_the_self_check_uses_the_warm_run_and_catches_a_mismatch(tmp_path, monkeypatch):
+    """The saved solution is not re-run in a fresh interpreter (gate 1 does that): the warm
+    worker's printed line of the same source is checked, and a mismatch fails;
+    `fresh_check` restores the fresh run (which then agrees with the warm one)."""
+    from scigate.domains import _templates
+    from scigate.domains.fenicsx.templates._runner import ScriptResult
+    from scigate.errors import ScigateError
+
+    real_fresh, fresh_runs = _templates.run_solution, []
+
+    def counted(candidate, *args, **kwargs):
+        fresh_runs.append(candidate)
+        return real_fresh(candidate, *args, **kwargs)
+
+    monkeypatch.setattr(_templates, "run_solution", counted)
+    gen = get_domain("materials").template_generator(seed=0, families=["ewald_energy"])
+    with gen:
+        out = gen.generate(0, tmp_path / "c0")
+        assert fresh_runs == [] and (out / "solution.py").is_file()
+        gen.fresh_check = True
+        gen.generate(1, tmp_path / "c1")
+        assert fresh_runs == [tmp_path / "c1"]
+        gen.fresh_check = False
+        real_run = gen.worker.run
+
+        def one_digit_more(source: str) -> ScriptResult:
+            r = real_run(source)
+            return ScriptResult(ok=r.ok, value=r.value, printed=r.printed + "1", error=r.error)
+
+        monkeypatch.setattr(gen.worker, "run", one_digit_more)
+        with pytest.raises(ScigateError, match=r"solution\.py printed"):
+            gen.generate(2, tmp_path / "c2")

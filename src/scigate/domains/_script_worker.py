@@ -2,7 +2,9 @@
 
 Standalone on purpose (no scigate import): started as ``python _script_worker.py MODULE...``
 (by `ScriptWorker`, for FEniCSx and every other domain's templates) and imports the named
-modules once, in order. Protocol: one JSON request per line on stdin ``{"source": "..."}``, one JSON reply per line on the original stdout
+modules once, in order; an argument ending in ``.py`` is a file run once instead (its
+globals stay alive for the worker's life: a domain's warm-up, e.g. materials keeping
+pymatgen's space groups built). Protocol: one JSON request per line on stdin ``{"source": "..."}``, one JSON reply per line on the original stdout
 ``{"ok": true, "result": float, "printed": "..."}`` or ``{"ok": false, "error": "..."}``.
 File descriptor 1 is redirected to stderr so that output written by compiled libraries
 cannot corrupt the protocol; ``print`` in scripts is captured.
@@ -13,6 +15,7 @@ import importlib
 import io
 import json
 import os
+import runpy
 import sys
 
 
@@ -21,8 +24,12 @@ def main() -> None:
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    kept = []  # the globals of preloaded files, alive as long as the worker
     for name in sys.argv[1:]:
-        importlib.import_module(name)
+        if name.endswith(".py"):
+            kept.append(runpy.run_path(name, run_name="_scigate_preload"))
+        else:
+            importlib.import_module(name)
 
     for line in sys.stdin:
         if not line.strip():

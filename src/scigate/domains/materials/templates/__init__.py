@@ -16,6 +16,8 @@ PRELOAD = (
     "pymatgen.analysis.ewald",
     "pymatgen.analysis.bond_valence",
     "pymatgen.analysis.local_env",
+    # a file the worker runs once: pymatgen's space groups built once per worker, not per script
+    str(Path(__file__).with_name("_keep_space_groups.py")),
 )
 FAMILIES = FamilySet(
     "materials",
