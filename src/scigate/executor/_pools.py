@@ -239,7 +239,9 @@ class NodePools:
         self.used: dict[str, int] = {}  # pool actor name -> runs it served for this process
         self.lock = threading.Lock()
 
-    def _actor(self, name: str, run: WarmRun) -> Any:
+    def _actor(self, name: str, run: WarmRun, cancel: threading.Event | None) -> Any:
+        """The pool actor for `run` (asked of the registry the first time); None when
+        `cancel` is set while the registry is asked."""
         import ray
 
         with self.lock:
@@ -247,7 +249,15 @@ class NodePools:
         if actor is None:
             try:
                 ref = self.registry.pool.remote(self.node_id, run.argv[0], run.preload)
-                actor = ray.get(ref, timeout=LOOKUP_SECONDS)
+                end = time.monotonic() + LOOKUP_SECONDS
+                while not ray.wait([ref], timeout=POLL_SECONDS)[0]:
+                    if cancel is not None and cancel.is_set():
+                        return None
+                    if time.monotonic() > end:
+                        raise ray.exceptions.GetTimeoutError(
+                            f"the registry did not answer within {LOOKUP_SECONDS:g} s"
+                        )
+                actor = ray.get(ref)
             except (ray.exceptions.RayError, ValueError) as exc:
                 raise DelegateUnavailable(f"no pool actor for this node: {_why(exc)}") from exc
             with self.lock:
@@ -259,7 +269,11 @@ class NodePools:
         from ray.exceptions import ActorDiedError, ActorUnavailableError, RayTaskError
 
         name = pool_name(run.argv[0], run.preload, self.node_id)
-        actor = self._actor(name, run)
+        actor = self._actor(name, run, cancel)
+        if actor is None or (cancel is not None and cancel.is_set()):
+            # cancelled before it was sent: here, where it starts nothing (a cancelled
+            # result), rather than waiting for an actor to exist only to cancel it there
+            return run.execute_here(cancel)
         run_id = uuid.uuid4().hex
         try:
             ref = actor.run.remote(run, run_id)
