@@ -232,3 +232,54 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
     results = ray.get(refs, timeout=30)
     assert time.monotonic() - start < 20  # not the runs' 60 s
     assert not any(r.ok for r in results)
+
+
+class _SlowRegistry:
+    """A registry that does not answer (a pool actor being made on a loaded node)."""
+
+    def pool(self, node_id: str, python: str, preload: tuple[str, ...]) -> None:
+        time.sleep(600)
+
+
+def test_a_run_cancelled_while_the_registry_makes_its_actor_ends_at_once(ray_executor, tmp_path):
+    """The lookup of a node's pool actor waited up to LOOKUP_SECONDS (60 s) with the cancel
+    unread, then failed over to run here; it now returns the cancelled result at once,
+    having started nothing anywhere."""
+    import threading
+
+    import ray
+
+    from scigate.executor._pools import LOOKUP_SECONDS, NodePools
+    from scigate.sandbox import warm_status
+    from scigate.sandbox._delegate import warm_run
+
+    registry = ray.remote(num_cpus=0)(_SlowRegistry).remote()
+    try:
+        (tmp_path / "s.py").write_text("import time; time.sleep(60)")
+        run = warm_run(
+            [sys.executable, "s.py"],
+            workspace=tmp_path,
+            limits=Limits(wall_seconds=90),
+            env=None,
+            cache_dir=None,
+            preload=("sched",),
+        )
+        cancel = threading.Event()
+        pools = NodePools(registry)
+        real_wait = ray.wait
+
+        def wait(*args, **kwargs):  # the registry has been asked: the cancel comes now
+            cancel.set()
+            return real_wait(*args, **kwargs)
+
+        start = time.monotonic()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ray, "wait", wait)
+            result = pools(run, cancel)
+        took = time.monotonic() - start
+        assert not result.ok and result.reason.startswith("cancelled"), result.reason
+        assert took < LOOKUP_SECONDS / 3, f"{took:.1f} s"
+        assert pools.actors == {}  # no actor was waited for
+        assert not any(p["preload"] == ["sched"] for p in warm_status())  # nor run here
+    finally:
+        ray.kill(registry)
