@@ -202,7 +202,7 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
 ):
     import ray
 
-    from scigate.executor._pools import _control
+    from scigate.executor._pools import LOOKUP_SECONDS, _control
     from scigate.sandbox._delegate import warm_run
 
     preload = ("glob",)
@@ -223,8 +223,9 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
             preload=preload,
         )
         refs.append(actor.run.remote(run, f"r{i}"))
-    deadline = time.monotonic() + 30
-    while ray.get(_control(actor.status).remote(), timeout=10)["running"] < busy:
+    # a new actor's process start on a loaded node is allowed LOOKUP_SECONDS, as in use
+    deadline = time.monotonic() + LOOKUP_SECONDS
+    while ray.get(_control(actor.status).remote(), timeout=LOOKUP_SECONDS)["running"] < busy:
         assert time.monotonic() < deadline, "the runs did not all start"
         time.sleep(0.2)
     start = time.monotonic()
