@@ -372,12 +372,12 @@ def kill_sandbox(pid: int) -> None:
     """SIGKILL bwrap `pid` (a process we started with a `bwrap_prefix`) and everything
     in its sandbox, leaving nothing behind whatever moment it is killed at.
 
-    bwrap's child, the init of the run's PID namespace, sets its parent-death signal
-    only once its setup is done (and blocks until bwrap has written its uid map), so
-    killing bwrap alone while it starts leaves that init asleep for ever, holding the
-    workspace, outside the run's cgroup. So: stop bwrap (it can no longer fork), SIGKILL
-    its children (an init's death ends its namespace, including anything it started),
-    then bwrap's process group."""
+    bwrap's child, the init of the run's PID namespace, blocks until bwrap tells it to
+    go on and sets its parent-death signal only once its setup is done, so killing bwrap
+    alone while it starts leaves that init asleep for ever, holding the workspace,
+    outside the run's cgroup. So: stop bwrap (it can no longer fork), SIGKILL its
+    children (an init's death ends its namespace, including anything it started), then
+    bwrap's process group. `pid` must not have been reaped yet (it could be reused)."""
     try:
         os.kill(pid, signal.SIGSTOP)
     except (ProcessLookupError, PermissionError):

@@ -368,7 +368,8 @@ def _execute(
 
     def stop(level: int) -> None:
         if isolated:  # its PID namespace at once, whatever moment bwrap is at
-            kill_sandbox(proc.pid)
+            if proc.poll() is None:  # not reaped: its pid is still bwrap's
+                kill_sandbox(proc.pid)
             return
         # SIGTERM the supervisor's group (it cleans up), then KILL
         with contextlib.suppress(ProcessLookupError, PermissionError):

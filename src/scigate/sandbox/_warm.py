@@ -278,7 +278,8 @@ class WarmServer:
         killing bwrap's namespace ends everything in it (`kill_sandbox`: also while
         bwrap is still starting)."""
         if self.isolated:
-            kill_sandbox(self.proc.pid)
+            if self.proc.poll() is None:  # not reaped: its pid is still bwrap's
+                kill_sandbox(self.proc.pid)
             return
         for group in (self.proc.pid, child):
             if group:
