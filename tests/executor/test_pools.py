@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -203,7 +204,7 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
 ):
     import ray
 
-    from scigate.executor._pools import LOOKUP_SECONDS, _control
+    from scigate.executor._pools import LOOKUP_SECONDS, NodePools, _control, pool_name
     from scigate.sandbox._delegate import warm_run
 
     preload = ("glob",)
@@ -229,6 +230,34 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
     while ray.get(_control(actor.status).remote(), timeout=LOOKUP_SECONDS)["running"] < busy:
         assert time.monotonic() < deadline, "the runs did not all start"
         time.sleep(0.2)
+    # one more run, queued behind the busy threads, cancelled: its task does not wait for
+    # a thread (up to the runs' 60 s); the actor cancels it when it gets one
+    (ws := tmp_path / "queued").mkdir()
+    (ws / "s.py").write_text("import time; time.sleep(60)")
+    queued = warm_run(
+        [sys.executable, "s.py"],
+        workspace=ws,
+        limits=Limits(wall_seconds=90),
+        env=None,
+        cache_dir=None,
+        preload=preload,
+    )
+    cancel = threading.Event()
+    pools = NodePools(ray_executor.pools)
+    pools.actors[pool_name(sys.executable, preload, node)] = actor
+    real_wait = ray.wait
+
+    def wait(*args, **kwargs):  # the run has been sent: the cancel comes now
+        cancel.set()
+        return real_wait(*args, **kwargs)
+
+    start = time.monotonic()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ray, "wait", wait)
+        result = pools(queued, cancel)
+    assert not result.ok and result.reason.startswith("cancelled"), result.reason
+    assert time.monotonic() - start < 20
+    assert ray.get(_control(actor.status).remote(), timeout=10)["running"] == busy  # still
     start = time.monotonic()
     assert all(ray.get([_control(actor.cancel).remote(f"r{i}") for i in range(busy)], timeout=10))
     results = ray.get(refs, timeout=30)
@@ -264,8 +293,6 @@ def test_a_run_cancelled_while_the_registry_makes_its_actor_ends_at_once(ray_exe
     """The lookup of a node's pool actor waited up to LOOKUP_SECONDS (60 s) with the cancel
     unread, then failed over to run here; it now returns the cancelled result at once,
     having started nothing anywhere."""
-    import threading
-
     import ray
 
     from scigate.executor._pools import LOOKUP_SECONDS, NodePools

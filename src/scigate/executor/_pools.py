@@ -277,7 +277,9 @@ class NodePools:
         run_id = uuid.uuid4().hex
         try:
             ref = actor.run.remote(run, run_id)
-            self._wait(ref, actor, run_id, cancel)
+            if not self._wait(ref, actor, run_id, cancel):
+                # queued behind busy run threads: it is cancelled when it gets one
+                return run.execute_here(cancel)
             result = ray.get(ref)
         except RayTaskError as exc:  # raised by the run itself (BadInput, say): as here
             cause = getattr(exc, "cause", None)
@@ -297,18 +299,24 @@ class NodePools:
             update={"stdout": redact(result.stdout), "stderr": redact(result.stderr)}
         )
 
-    def _wait(self, ref: Any, actor: Any, run_id: str, cancel: threading.Event | None) -> None:
-        """Until the run is over; a set `cancel` (or an interrupt here) kills it in the actor."""
+    def _wait(self, ref: Any, actor: Any, run_id: str, cancel: threading.Event | None) -> bool:
+        """Until the run is over; a set `cancel` (or an interrupt here) kills it in the actor.
+        False when it was cancelled before it started there (all the actor's run threads
+        busy, say): the actor keeps the cancel for it, and nothing here waits for it."""
         import ray
 
         try:
             while not ray.wait([ref], timeout=POLL_SECONDS)[0]:
                 if cancel is not None and cancel.is_set():
-                    _control(actor.cancel).remote(run_id)
-                    cancel = None  # once; the run now ends within the kill's grace
+                    running = _control(actor.cancel).remote(run_id)
+                    cancel = None  # once; a running run now ends within the kill's grace
+                    with contextlib.suppress(ray.exceptions.RayError):
+                        if not ray.get(running, timeout=LOOKUP_SECONDS):
+                            return bool(ray.wait([ref], timeout=0)[0])  # over already?
         except BaseException:
             _control(actor.cancel).remote(run_id)
             raise
+        return True
 
 
 def _control(method: Any) -> Any:
