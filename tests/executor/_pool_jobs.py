@@ -83,3 +83,10 @@ def warm_run_with_a_new_secret(preload: tuple[str, ...]) -> str:
     finally:
         del os.environ["SCIGATE_TEST_API_KEY"]
         shutil.rmtree(ws, ignore_errors=True)
+
+
+class SlowRegistry:
+    """A pool registry that does not answer (a pool actor being made on a loaded node)."""
+
+    def pool(self, node_id: str, python: str, preload: tuple[str, ...]) -> None:
+        time.sleep(600)

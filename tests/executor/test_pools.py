@@ -9,8 +9,10 @@ uses its own, hence its own pool actor.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -202,7 +204,7 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
 ):
     import ray
 
-    from scigate.executor._pools import _control
+    from scigate.executor._pools import LOOKUP_SECONDS, NodePools, _control, pool_name
     from scigate.sandbox._delegate import warm_run
 
     preload = ("glob",)
@@ -223,12 +225,107 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
             preload=preload,
         )
         refs.append(actor.run.remote(run, f"r{i}"))
-    deadline = time.monotonic() + 30
-    while ray.get(_control(actor.status).remote(), timeout=10)["running"] < busy:
+    # a new actor's process start on a loaded node is allowed LOOKUP_SECONDS, as in use
+    deadline = time.monotonic() + LOOKUP_SECONDS
+    while ray.get(_control(actor.status).remote(), timeout=LOOKUP_SECONDS)["running"] < busy:
         assert time.monotonic() < deadline, "the runs did not all start"
         time.sleep(0.2)
+    # one more run, queued behind the busy threads, cancelled: its task does not wait for
+    # a thread (up to the runs' 60 s); the actor cancels it when it gets one
+    (ws := tmp_path / "queued").mkdir()
+    (ws / "s.py").write_text("import time; time.sleep(60)")
+    queued = warm_run(
+        [sys.executable, "s.py"],
+        workspace=ws,
+        limits=Limits(wall_seconds=90),
+        env=None,
+        cache_dir=None,
+        preload=preload,
+    )
+    cancel = threading.Event()
+    pools = NodePools(ray_executor.pools)
+    pools.actors[pool_name(sys.executable, preload, node)] = actor
+    real_wait = ray.wait
+
+    def wait(*args, **kwargs):  # the run has been sent: the cancel comes now
+        cancel.set()
+        return real_wait(*args, **kwargs)
+
+    start = time.monotonic()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ray, "wait", wait)
+        result = pools(queued, cancel)
+    assert not result.ok and result.reason.startswith("cancelled"), result.reason
+    assert time.monotonic() - start < 20
+    assert ray.get(_control(actor.status).remote(), timeout=10)["running"] == busy  # still
     start = time.monotonic()
     assert all(ray.get([_control(actor.cancel).remote(f"r{i}") for i in range(busy)], timeout=10))
     results = ray.get(refs, timeout=30)
     assert time.monotonic() - start < 20  # not the runs' 60 s
     assert not any(r.ok for r in results)
+    # the runs that waited for a server were cancelled there; they used to go cold with
+    # the cancel set, and a bwrap killed as it started left its namespace init behind
+    assert _holding(tmp_path) == []
+
+
+def _holding(path: Path, seconds: float = 10.0) -> list[int]:
+    """Pids whose cwd or descriptors are in `path` (deleted or not), after `seconds` for
+    killed processes to go."""
+    import os
+
+    deadline = time.monotonic() + seconds
+    while True:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            with contextlib.suppress(OSError):
+                fds = [f"/proc/{pid}/fd/{fd}" for fd in os.listdir(f"/proc/{pid}/fd")]
+                links = [os.readlink(link) for link in (f"/proc/{pid}/cwd", *fds)]
+                if int(pid) != os.getpid() and any(
+                    link.startswith((f"{path}/", f"{path} ")) for link in links
+                ):
+                    found.append(int(pid))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def test_a_run_cancelled_while_the_registry_makes_its_actor_ends_at_once(ray_executor, tmp_path):
+    """The lookup of a node's pool actor waited up to LOOKUP_SECONDS (60 s) with the cancel
+    unread, then failed over to run here; it now returns the cancelled result at once,
+    having started nothing anywhere."""
+    import ray
+
+    from scigate.executor._pools import LOOKUP_SECONDS, NodePools
+    from scigate.sandbox import warm_status
+    from scigate.sandbox._delegate import warm_run
+
+    registry = ray.remote(num_cpus=0)(_pool_jobs.SlowRegistry).remote()
+    try:
+        (tmp_path / "s.py").write_text("import time; time.sleep(60)")
+        run = warm_run(
+            [sys.executable, "s.py"],
+            workspace=tmp_path,
+            limits=Limits(wall_seconds=90),
+            env=None,
+            cache_dir=None,
+            preload=("sched",),
+        )
+        cancel = threading.Event()
+        pools = NodePools(registry)
+        real_wait = ray.wait
+
+        def wait(*args, **kwargs):  # the registry has been asked: the cancel comes now
+            cancel.set()
+            return real_wait(*args, **kwargs)
+
+        start = time.monotonic()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ray, "wait", wait)
+            result = pools(run, cancel)
+        took = time.monotonic() - start
+        assert not result.ok and result.reason.startswith("cancelled"), result.reason
+        assert took < LOOKUP_SECONDS / 3, f"{took:.1f} s"
+        assert pools.actors == {}  # no actor was waited for
+        assert not any(p["preload"] == ["sched"] for p in warm_status())  # nor run here
+    finally:
+        ray.kill(registry)

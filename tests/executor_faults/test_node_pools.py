@@ -9,6 +9,7 @@ import time
 import pytest
 
 from scigate.executor import Job
+from scigate.executor._pools import STOP_SECONDS
 
 
 @pytest.mark.slow
@@ -43,7 +44,9 @@ def test_one_pool_actor_per_node_and_tasks_use_their_own_nodes(two_node_executor
     cluster.remove_node(worker, allow_graceful=False)
     second = batch(4, "b")
     assert {v["node"] for v in second} == {cluster.head_node.node_id}
-    deadline = time.monotonic() + 30  # the lost node's actor process ends shortly after
+    # the lost node's actor ends once Ray has declared its node dead (seconds on an idle
+    # machine); one status call can itself wait STOP_SECONDS for an actor that hangs
+    deadline = time.monotonic() + 3 * STOP_SECONDS
     while len(status := ray.get(executor.pools.status.remote())) > 1:
         assert time.monotonic() < deadline, status
         time.sleep(0.5)

@@ -300,18 +300,36 @@ needs_cgroups = pytest.mark.skipif(CGROUPS[0] is None, reason=f"no run cgroups: 
 MEMORY = Limits(memory_bytes=512 << 20, wall_seconds=60)
 FOUR_PROCESSES = textwrap.dedent(
     """
-    import os, time
+    import os, select
+    # the four hold their memory at once by construction (a barrier), not by sleeping
+    # long enough for the others to allocate on a loaded machine
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
     kids = []
     for i in range(4):
         pid = os.fork()
         if pid == 0:
+            os.close(go_w)  # only the parent's copy may keep it open
             block = bytearray(200 << 20)
             for j in range(0, len(block), 4096):
                 block[j] = 1
-            time.sleep(1)
+            os.write(ready_w, b"1")
+            os.read(go_r, 1)
             os._exit(0)
         kids.append(pid)
-    print("completed", sum(os.waitpid(k, 0)[1] == 0 for k in kids))
+    os.close(ready_w)
+    os.close(go_r)
+    ready, dead = 0, {}
+    while ready < 4 and not dead:  # all four hold their block, or one was killed
+        if select.select([ready_r], [], [], 0.1)[0]:
+            ready += len(os.read(ready_r, 4))
+        for kid in kids:
+            done, status = os.waitpid(kid, os.WNOHANG)
+            if done:
+                dead[kid] = status
+    os.close(go_w)  # then they let go
+    statuses = [dead[k] if k in dead else os.waitpid(k, 0)[1] for k in kids]
+    print("completed", sum(s == 0 for s in statuses))
     """
 )
 MEMFD = textwrap.dedent(
@@ -326,10 +344,11 @@ MEMFD = textwrap.dedent(
 )
 THREADS = textwrap.dedent(
     """
-    import threading, time
+    import threading
+    never = threading.Event()  # the threads stay until the run ends, however slow it is
     started = []
     for i in range(3000):
-        t = threading.Thread(target=time.sleep, args=(2,), daemon=True)
+        t = threading.Thread(target=never.wait, daemon=True)
         t.start()
         started.append(t)
     print("started", len(started))

@@ -83,16 +83,33 @@ def test_memory_across_four_processes_is_one_limit(make_cgroup, tmp_path):
     result = sandboxed(
         cg,
         """
-        import time
+        import select
+        # the four hold their memory at once by construction (a barrier), not by
+        # sleeping long enough for the others to allocate on a loaded machine
+        ready_r, ready_w = os.pipe()
+        go_r, go_w = os.pipe()
         kids = []
         for _ in range(4):
             pid = os.fork()
             if pid == 0:
+                os.close(go_w)  # only the parent's copy may keep it open
                 held = bytearray(b"x") * (200 << 20)  # 200 MiB, every page touched
-                time.sleep(1.5)
+                os.write(ready_w, b"1")
+                os.read(go_r, 1)
                 os._exit(0)
             kids.append(pid)
-        print(" ".join(str(os.waitpid(pid, 0)[1]) for pid in kids))
+        os.close(ready_w)
+        os.close(go_r)
+        ready, dead = 0, {}
+        while ready < 4 and not dead:  # all four hold their block, or one was killed
+            if select.select([ready_r], [], [], 0.1)[0]:
+                ready += len(os.read(ready_r, 4))
+            for kid in kids:
+                done, status = os.waitpid(kid, os.WNOHANG)
+                if done:
+                    dead[kid] = status
+        os.close(go_w)  # then they let go
+        print(" ".join(str(dead[k] if k in dead else os.waitpid(k, 0)[1]) for k in kids))
         """,
         tmp_path,
     )

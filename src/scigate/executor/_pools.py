@@ -239,7 +239,9 @@ class NodePools:
         self.used: dict[str, int] = {}  # pool actor name -> runs it served for this process
         self.lock = threading.Lock()
 
-    def _actor(self, name: str, run: WarmRun) -> Any:
+    def _actor(self, name: str, run: WarmRun, cancel: threading.Event | None) -> Any:
+        """The pool actor for `run` (asked of the registry the first time); None when
+        `cancel` is set while the registry is asked."""
         import ray
 
         with self.lock:
@@ -247,7 +249,15 @@ class NodePools:
         if actor is None:
             try:
                 ref = self.registry.pool.remote(self.node_id, run.argv[0], run.preload)
-                actor = ray.get(ref, timeout=LOOKUP_SECONDS)
+                end = time.monotonic() + LOOKUP_SECONDS
+                while not ray.wait([ref], timeout=POLL_SECONDS)[0]:
+                    if cancel is not None and cancel.is_set():
+                        return None
+                    if time.monotonic() > end:
+                        raise ray.exceptions.GetTimeoutError(
+                            f"the registry did not answer within {LOOKUP_SECONDS:g} s"
+                        )
+                actor = ray.get(ref)
             except (ray.exceptions.RayError, ValueError) as exc:
                 raise DelegateUnavailable(f"no pool actor for this node: {_why(exc)}") from exc
             with self.lock:
@@ -259,11 +269,17 @@ class NodePools:
         from ray.exceptions import ActorDiedError, ActorUnavailableError, RayTaskError
 
         name = pool_name(run.argv[0], run.preload, self.node_id)
-        actor = self._actor(name, run)
+        actor = self._actor(name, run, cancel)
+        if actor is None or (cancel is not None and cancel.is_set()):
+            # cancelled before it was sent: here, where it starts nothing (a cancelled
+            # result), rather than waiting for an actor to exist only to cancel it there
+            return run.execute_here(cancel)
         run_id = uuid.uuid4().hex
         try:
             ref = actor.run.remote(run, run_id)
-            self._wait(ref, actor, run_id, cancel)
+            if not self._wait(ref, actor, run_id, cancel):
+                # queued behind busy run threads: it is cancelled when it gets one
+                return run.execute_here(cancel)
             result = ray.get(ref)
         except RayTaskError as exc:  # raised by the run itself (BadInput, say): as here
             cause = getattr(exc, "cause", None)
@@ -283,18 +299,24 @@ class NodePools:
             update={"stdout": redact(result.stdout), "stderr": redact(result.stderr)}
         )
 
-    def _wait(self, ref: Any, actor: Any, run_id: str, cancel: threading.Event | None) -> None:
-        """Until the run is over; a set `cancel` (or an interrupt here) kills it in the actor."""
+    def _wait(self, ref: Any, actor: Any, run_id: str, cancel: threading.Event | None) -> bool:
+        """Until the run is over; a set `cancel` (or an interrupt here) kills it in the actor.
+        False when it was cancelled before it started there (all the actor's run threads
+        busy, say): the actor keeps the cancel for it, and nothing here waits for it."""
         import ray
 
         try:
             while not ray.wait([ref], timeout=POLL_SECONDS)[0]:
                 if cancel is not None and cancel.is_set():
-                    _control(actor.cancel).remote(run_id)
-                    cancel = None  # once; the run now ends within the kill's grace
+                    running = _control(actor.cancel).remote(run_id)
+                    cancel = None  # once; a running run now ends within the kill's grace
+                    with contextlib.suppress(ray.exceptions.RayError):
+                        if not ray.get(running, timeout=LOOKUP_SECONDS):
+                            return bool(ray.wait([ref], timeout=0)[0])  # over already?
         except BaseException:
             _control(actor.cancel).remote(run_id)
             raise
+        return True
 
 
 def _control(method: Any) -> Any:

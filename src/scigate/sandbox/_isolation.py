@@ -20,14 +20,17 @@ caller allows unisolated runs (`--allow-unisolated`, `SCIGATE_ALLOW_UNISOLATED=1
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import functools
 import os
 import shutil
+import signal
 import site
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from scigate.errors import BadInput
@@ -360,3 +363,57 @@ def subreaper_supported() -> bool:
         return libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+STOP_WAIT_SECONDS = 1.0  # a SIGSTOP takes effect within microseconds unless in D state
+
+
+def kill_sandbox(pid: int) -> None:
+    """SIGKILL bwrap `pid` (a process we started with a `bwrap_prefix`) and everything
+    in its sandbox, leaving nothing behind whatever moment it is killed at.
+
+    bwrap's child, the init of the run's PID namespace, blocks until bwrap tells it to
+    go on and sets its parent-death signal only once its setup is done, so killing bwrap
+    alone while it starts leaves that init asleep for ever, holding the workspace,
+    outside the run's cgroup. So: stop bwrap (it can no longer fork), SIGKILL its
+    children (an init's death ends its namespace, including anything it started), then
+    bwrap's process group. `pid` must not have been reaped yet (it could be reused)."""
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + STOP_WAIT_SECONDS
+    while _state(pid) not in {"T", "t", "Z", "X", ""} and time.monotonic() < deadline:
+        time.sleep(0.001)
+    for child in children(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)  # in case it left its group
+
+
+def _stat(pid: int | str) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (state first); [] if gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def _state(pid: int) -> str:
+    fields = _stat(pid)
+    return fields[0] if fields else ""
+
+
+def children(pid: int) -> list[int]:
+    """Pids of the live processes whose parent is `pid` (from /proc)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            fields = _stat(name)
+            if len(fields) > 1 and fields[1] == str(pid):
+                found.append(int(name))
+    return found

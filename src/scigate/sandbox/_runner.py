@@ -21,7 +21,7 @@ from scigate.errors import BadInput
 from scigate.sandbox import _explain, _formcache
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
-from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note
+from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note, kill_sandbox
 from scigate.sandbox._jitcache import JIT_SUBDIR, TRUSTED_ENV, link_trusted, trusted_dir
 from scigate.sandbox._limits import RunLimits
 from scigate.sandbox._models import Limits, SandboxResult
@@ -324,6 +324,10 @@ def _execute(
     cancel: threading.Event | None,
 ) -> SandboxResult:
     isolated = prefix is not None
+    if cancel is not None and cancel.is_set():  # nothing started: nothing to kill
+        if ws_fd is not None:
+            os.close(ws_fd)
+        return cancelled_result(argv, limits, prefix)
     group = RunLimits.open(limits)
     config = {
         "command": [inside_path(a, ws) for a in argv] if isolated else argv,
@@ -364,7 +368,12 @@ def _execute(
         if ws_fd is not None:
             os.close(ws_fd)
 
-    def stop(level: int) -> None:  # SIGTERM the supervisor's group (it cleans up), then KILL
+    def stop(level: int) -> None:
+        if isolated:  # its PID namespace at once, whatever moment bwrap is at
+            if proc.poll() is None:  # not reaped: its pid is still bwrap's
+                kill_sandbox(proc.pid)
+            return
+        # SIGTERM the supervisor's group (it cleans up), then KILL
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL if level else signal.SIGTERM)
 
@@ -382,8 +391,7 @@ def _execute(
         try:
             proc.wait(timeout=TERM_SECONDS)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            stop(1)
             proc.wait()
         raw = _read_result(result_r)
     finally:
@@ -394,6 +402,14 @@ def _execute(
         raw = {"cancelled": True}  # bwrap ended with its namespace before the report
     elapsed = time.monotonic() - started
     return build_result(argv, raw, out, err, limits, elapsed, backstop, prefix, group)
+
+
+def cancelled_result(argv: list[str], limits: Limits, prefix: list[str] | None) -> SandboxResult:
+    """The result of a run cancelled before anything of it was started."""
+    empty = BoundedCapture(limits.output_bytes)
+    return build_result(
+        argv, {"cancelled": True, "seconds": 0.0}, empty, empty, limits, 0.0, False, prefix
+    )
 
 
 def build_result(

@@ -37,12 +37,13 @@ from typing import NamedTuple
 from scigate.errors import BadInput
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import sandbox_env
-from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix
+from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, kill_sandbox
 from scigate.sandbox._limits import RunLimits
 from scigate.sandbox._models import Limits, SandboxResult
 from scigate.sandbox._runner import (
     TERM_SECONDS,
     build_result,
+    cancelled_result,
     execute,
     forms_watcher,
     inside_path,
@@ -95,10 +96,20 @@ class ServerLost(Exception):
     """The server died or stopped answering mid-request."""
 
 
+class Cancelled(Exception):
+    """The run was cancelled before it was sent to a server (nothing of it started)."""
+
+
 class WarmServer:
     """The caller's handle on one server process and its socket."""
 
-    def __init__(self, python: str, preload: tuple[str, ...], key: PoolKey) -> None:
+    def __init__(
+        self,
+        python: str,
+        preload: tuple[str, ...],
+        key: PoolKey,
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix=f"scigate-warm-{os.getpid()}-"))
         # bound at /sandbox/workspace: each run's files are moved in and out by name,
         # so a run can neither rename its workspace away nor write anywhere else
@@ -154,15 +165,30 @@ class WarmServer:
             if slot_fd is not None:
                 os.close(slot_fd)
         try:
-            hello, _ = self.receive(READY_SECONDS)
+            hello, _ = self._hello(cancel)
         except ServerLost as exc:
             self.close()
             raise WarmUnavailable(f"the server did not start: {exc}") from exc
+        except Cancelled:  # its run is not waiting READY_SECONDS for a server it won't use
+            self.kill()
+            self.close()
+            raise
         if not hello.get("ready"):
             self.close()
             raise WarmUnavailable(str(hello.get("error", "the server did not start")))
         # inside a PID namespace the server's own pid is not ours to signal: use bwrap's
         self.pid = self.proc.pid if self.isolated else int(hello["pid"])
+
+    def _hello(self, cancel: threading.Event | None) -> tuple[dict, list[int]]:
+        """The server's first message, within `READY_SECONDS`; Cancelled as soon as
+        `cancel` is set."""
+        end = time.monotonic() + READY_SECONDS
+        while not select.select([self.sock], [], [], 0.1)[0]:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled while its warm server started")
+            if time.monotonic() > end:
+                raise ServerLost(f"no answer within {READY_SECONDS:g} s")
+        return self.receive(0)
 
     def receive(self, timeout: float) -> tuple[dict, list[int]]:
         """The next message and any fds it carried; ServerLost on EOF or timeout."""
@@ -249,8 +275,13 @@ class WarmServer:
     def kill(self, child: int | None = None) -> None:
         """SIGKILL the server (and bwrap) and the run's process group. Under isolation
         the run's pid is one of the sandbox's PID namespace, never signalled from here:
-        killing bwrap ends the namespace and everything in it."""
-        for group in (self.proc.pid, None if self.isolated else child):
+        killing bwrap's namespace ends everything in it (`kill_sandbox`: also while
+        bwrap is still starting)."""
+        if self.isolated:
+            if self.proc.poll() is None:  # not reaped: its pid is still bwrap's
+                kill_sandbox(self.proc.pid)
+            return
+        for group in (self.proc.pid, child):
             if group:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(group, signal.SIGKILL)
@@ -267,8 +298,9 @@ class WarmServer:
         try:
             self.proc.wait(timeout=TERM_SECONDS)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
+            if not self.isolated:  # bwrap on SIGTERM would leave a starting namespace
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(timeout=TERM_SECONDS)
             except subprocess.TimeoutExpired:
@@ -303,9 +335,12 @@ class WarmPool:
         self.started = self.replaced = self.fallbacks = self.served = 0
 
     def acquire(self, cancel: threading.Event | None) -> WarmServer:
-        """An idle server, a new one while below `size`, else wait for one to free up."""
+        """An idle server, a new one while below `size`, else wait for one to free up;
+        Cancelled as soon as `cancel` is set (also while a new server starts)."""
         with self.cond:
             while True:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled("cancelled while waiting for a warm server")
                 if self.failure and time.monotonic() - self.failure[0] < RETRY_SECONDS:
                     self.fallbacks += 1
                     raise WarmUnavailable(self.failure[1])
@@ -315,11 +350,14 @@ class WarmPool:
                 if len(self.servers) + self.starting < self.size:
                     self.starting += 1
                     break
-                if cancel is not None and cancel.is_set():
-                    raise WarmUnavailable("cancelled while waiting for a warm server")
                 self.cond.wait(0.1)
         try:
-            server = WarmServer(self.python, self.preload, self.key)
+            server = WarmServer(self.python, self.preload, self.key, cancel)
+        except Cancelled:  # not a failure of the key: runs keep coming warm
+            with self.cond:
+                self.starting -= 1
+                self.cond.notify_all()
+            raise
         except WarmUnavailable as exc:
             with self.cond:
                 self.starting -= 1
@@ -448,6 +486,8 @@ def execute_warm(
     """
     ws, limits, child_env, prefix, _ = prepare(workspace, limits, env, cache_dir, warm=True)
     isolated = prefix is not None
+    if cancel is not None and cancel.is_set():
+        return cancelled_result(argv, limits, prefix)
     cache = shared_cache(cache_dir)
     key = PoolKey(isolated, limits.network, limits.tmp_bytes, str(cache))
     pool = _pool(argv[0], tuple(preload), key)
@@ -459,8 +499,10 @@ def execute_warm(
 
     try:
         server = pool.acquire(cancel)
+    except Cancelled:
+        return cancelled_result(argv, limits, prefix)
     except WarmUnavailable:
-        return cold()
+        return cold()  # which starts nothing once `cancel` is set
     try:  # the run's spool of compiled-form requests (_formcache), in its workspace
         watcher = forms_watcher(ws, cache_dir, child_env)
     except BaseException:
@@ -484,6 +526,9 @@ def _run_warm(
 ) -> SandboxResult:
     """The body of `execute_warm` once a server is acquired."""
     isolated = prefix is not None
+    if cancel is not None and cancel.is_set():  # set since acquire: the server stays idle
+        pool.release(server, healthy=True)
+        return cancelled_result(argv, limits, prefix)
     if isolated:
         try:
             move_entries(ws, server.slot)
