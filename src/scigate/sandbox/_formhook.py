@@ -34,6 +34,7 @@ import re
 import sys
 import sysconfig
 import time
+from collections.abc import Iterable
 
 CACHE_ENV = "SCIGATE_FORMCACHE"  # the shared forms dir (read-only inside runs)
 SPOOL_ENV = "SCIGATE_FORM_SPOOL"  # the run's spool dir (in its workspace)
@@ -73,7 +74,9 @@ def versions_tag() -> str:
     return ";".join(parts)
 
 
-def canonical_flags(extra_compile_args: object, libraries: object, debug: object) -> dict:
+def canonical_flags(
+    extra_compile_args: Iterable[object] | None, libraries: Iterable[object] | None, debug: object
+) -> dict:
     """The compile settings a key covers, in one canonical form."""
     return {
         "extra_compile_args": [str(a) for a in (extra_compile_args or [])],

@@ -377,6 +377,7 @@ def _execute(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL if level else signal.SIGTERM)
 
+    assert proc.stdout is not None and proc.stderr is not None  # both are PIPEs
     try:
         out, err, backstop = pump(
             (proc.stdout.fileno(), proc.stderr.fileno()),
@@ -395,8 +396,8 @@ def _execute(
             proc.wait()
         raw = _read_result(result_r)
     finally:
-        for stream in (proc.stdout, proc.stderr):
-            stream.close()
+        proc.stdout.close()
+        proc.stderr.close()
         group.close()  # kills what is left of the run, then measures it
     if not raw and cancel is not None and cancel.is_set():
         raw = {"cancelled": True}  # bwrap ended with its namespace before the report

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from scigate.errors import BadInput
 from scigate.sandbox._capture import BoundedCapture
@@ -78,6 +78,10 @@ def _forget_spawner() -> None:
 os.register_at_fork(after_in_child=_forget_spawner)
 
 
+def _popen(*args: Any, **kwargs: Any) -> subprocess.Popen:
+    return subprocess.Popen(*args, **kwargs)
+
+
 def _spawn(*args: object, **kwargs: object) -> subprocess.Popen:
     """`subprocess.Popen(*args, **kwargs)` from this process's long-lived spawner thread."""
     global _spawner
@@ -85,7 +89,7 @@ def _spawn(*args: object, **kwargs: object) -> subprocess.Popen:
         if _spawner is None:
             _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scigate-warm-spawn")
         pool = _spawner
-    return pool.submit(subprocess.Popen, *args, **kwargs).result()
+    return pool.submit(_popen, *args, **kwargs).result()
 
 
 class WarmUnavailable(Exception):

@@ -21,5 +21,5 @@ def _new_kept(cls, *args, **kwargs):
 
 
 if not getattr(SpaceGroup.__new__, "_scigate_keeps", False):
-    _new_kept._scigate_keeps = True
+    _new_kept._scigate_keeps = True  # type: ignore[attr-defined]  # a marker on the function
     SpaceGroup.__new__ = _new_kept
