@@ -1,0 +1,49 @@
+"""The streaming audit and report against kept references, on a few hundred candidates.
+
+`data/audit_reference.json` is the audit JSON the previous (load-everything)
+implementation produced on `build_scale_db`'s database; the audit must reproduce it
+exactly. The report must carry every candidate, each with all of its gate records, as
+`browser_items` (the reference, which loads everything at once) lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scigate.gate._audit import audit
+from scigate.gate._report import browser_items, build_report, embedded_items
+from scigate.store import Store
+
+from ._scaledb import build_scale_db
+
+REFERENCE = Path(__file__).parent / "data" / "audit_reference.json"
+
+
+@pytest.fixture(scope="module")
+def scale_db(tmp_path_factory: pytest.TempPathFactory):
+    path = tmp_path_factory.mktemp("scale") / "runs.db"
+    ids = build_scale_db(path)
+    store = Store(path, create=False)
+    yield store, ids
+    store.close()
+
+
+def test_audit_json_equals_the_kept_reference(scale_db) -> None:
+    store, _ = scale_db
+    got = json.loads(audit(store).model_dump_json())
+    assert got == json.loads(REFERENCE.read_text())
+
+
+def test_report_carries_every_candidate_with_all_its_records(scale_db, tmp_path: Path) -> None:
+    store, ids = scale_db
+    files = build_report(store, tmp_path / "out")
+    items = embedded_items(files.html.read_text(encoding="utf-8"))
+    assert sorted(i["id"] for i in items) == sorted(ids)
+    assert items == json.loads(json.dumps(browser_items(store), default=str))
+    summary = json.loads(files.summary.read_text(encoding="utf-8"))
+    reference = json.loads(REFERENCE.read_text())
+    assert summary["funnel"] == reference.pop("funnel")
+    assert summary["audit"] == reference
