@@ -7,6 +7,8 @@ import datetime as dt
 import gzip
 import json
 import re
+import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,8 @@ from scigate.gate._audit import (
     Latest,
     audit,
     audit_candidates,
-    audit_view,
-    gate_pages,
+    audit_rows,
+    candidate_records,
     gate_rows,
     gc_paused,
     latest_results,
@@ -60,20 +62,13 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     with gc_paused():  # see gc_paused: many long-lived containers, no cycles
-        candidates = audit_candidates(store, solutions=True)  # no meta: neither reads it
-        # one pass over the gate results, page by page: each row becomes its browser
-        # record and its audit view, and is not kept whole (replies and transcripts)
-        records: dict[str, list[dict[str, Any]]] = {}
-
-        def views() -> Any:
-            for page in gate_pages(store):
-                for g in page:
-                    records.setdefault(g["candidate_id"], []).append(_record(g))
-                    yield audit_view(g)
-
-        latest = latest_results(store, views())
+        # pass 1: the audit over slim rows (no solutions, replies or transcripts) and each
+        # candidate's status; nothing of it is kept but the ids in browser order
+        candidates = audit_candidates(store)
+        latest = latest_results(store, audit_rows(store))
         result = audit(store, candidates=candidates, latest=latest)
-        items = browser_items(store, candidates=candidates, latest=latest, records=records)
+        order, statuses = item_statuses(candidates, latest)
+        del candidates, latest
         runs = runs_with_executors(store)
         summary = {
             "scigate_version": __version__,
@@ -85,9 +80,56 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         }
         summary_path = out_dir / "summary.json"
         write_text_atomic(summary_path, json.dumps(summary, indent=2, default=str))
+        # pass 2: the item browser's data, DETAIL_BLOCK candidates at a time
+        payload = pack_item_blocks(item_blocks(store, order, statuses), len(order))
         html_path = out_dir / "report.html"
-        write_text_atomic(html_path, render_html(result, items, runs, summary))
+        write_text_atomic(html_path, render_html(result, payload, runs, summary))
     return ReportFiles(html=html_path, summary=summary_path)
+
+
+def item_statuses(
+    candidates: list[CandidateRecord], latest: Latest
+) -> tuple[list[str], dict[str, str]]:
+    """The candidate ids in browser order (created_at, id) and each one's status, as
+    `browser_items` gives them."""
+    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
+    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    ordered = sorted(candidates, key=lambda c: (c.created_at, c.id))
+    statuses = {
+        c.id: candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve)
+        for c in ordered
+    }
+    return [c.id for c in ordered], statuses
+
+
+def item_blocks(
+    store: Any, order: list[str], statuses: dict[str, str], block: int = DETAIL_BLOCK
+) -> Iterator[list[dict[str, Any]]]:
+    """The item browser's records (as `browser_items` has them) `block` candidates at a
+    time, in `order`: each block's candidates and gate results are read by id (two
+    indexed queries), so only one block's replies are held at once."""
+    for k in range(0, len(order), block):
+        ids = order[k : k + block]
+        marks = ",".join("?" * len(ids))
+        cands = {
+            c.id: c
+            for c in candidate_records(
+                store.query(
+                    "SELECT id, run_id, question, options, answer, family, duplicate_of,"
+                    " created_at, solution, generator, answer_value FROM candidates"
+                    f" WHERE id IN ({marks})",
+                    ids,
+                )
+            )
+        }
+        records: dict[str, list[dict[str, Any]]] = {}
+        for g in store.query(
+            "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
+            f" created_at FROM gate_results WHERE candidate_id IN ({marks}) ORDER BY id",
+            ids,
+        ):
+            records.setdefault(g["candidate_id"], []).append(_record(g))
+        yield [_item(cands[cid], statuses[cid], records.get(cid, [])) for cid in ids]
 
 
 def runs_with_executors(store: Any) -> list[dict[str, Any]]:
@@ -129,27 +171,33 @@ def browser_items(
     cands = candidates if candidates is not None else store.candidates()
     screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    items = []
-    for c in sorted(cands, key=lambda c: (c.created_at, c.id)):
-        st = candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve)
-        items.append(
-            {
-                "id": c.id,
-                "family": c.family or "",
-                "status": st,
-                "question": c.question,
-                "options": c.options,
-                "answer": c.answer,
-                "solution": c.solution,
-                "duplicate_of": c.duplicate_of,
-                "generator": c.generator or "",
-                "gates": sorted(
-                    records.get(c.id, []),
-                    key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
-                ),
-            }
+    return [
+        _item(
+            c,
+            candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve),
+            records.get(c.id, []),
         )
-    return items
+        for c in sorted(cands, key=lambda c: (c.created_at, c.id))
+    ]
+
+
+def _item(c: CandidateRecord, status: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One candidate's record in the item browser (`records`: its gate records, id order)."""
+    return {
+        "id": c.id,
+        "family": c.family or "",
+        "status": status,
+        "question": c.question,
+        "options": c.options,
+        "answer": c.answer,
+        "solution": c.solution,
+        "duplicate_of": c.duplicate_of,
+        "generator": c.generator or "",
+        "gates": sorted(
+            records,
+            key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
+        ),
+    }
 
 
 def _record(g: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +228,9 @@ def _slim(detail: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dict) -> str:
+def render_html(
+    result: Audit, items: list[dict] | dict[str, Any], runs: list[dict], summary: dict
+) -> str:
     """Render the template with inline charts and the embedded item data.
 
     Every value is HTML-escaped (autoescape on for every template, whatever its name):
@@ -188,7 +238,8 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     and models. The template's only `|safe` values are the SVG charts (`_charts`
     escapes each label), the item data (base64 in JSON, `<` written as `\\u003c`) and
     the bundled KaTeX (`_katex`); the page's script escapes whatever it puts into the
-    item browser, and KaTeX typesets that escaped text with `trust` off (no links)."""
+    item browser, and KaTeX typesets that escaped text with `trust` off (no links).
+    `items` is the item list or its payload, already packed (`pack_item_blocks`)."""
     env = Environment(loader=PackageLoader("scigate.gate", "templates"), autoescape=True)
     f = result.funnel
     funnel_rows: list[tuple[str, float]] = [
@@ -235,14 +286,15 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     }
     charts |= _pool_and_gate_charts(result)
     # The payload is ASCII (base64); "<" as \u003c would keep "</script>" from ending the block.
-    data_json = json.dumps(pack_items(items)).replace("<", "\\u003c")
+    payload = items if isinstance(items, dict) else pack_items(items)
+    data_json = json.dumps(payload).replace("<", "\\u003c")
     return env.get_template("report.html.j2").render(
         a=result,
         f=f,
         runs=runs,
         charts=charts,
         items_json=data_json,
-        n_items=len(items),
+        n_items=payload["count"],
         summary=summary,
         version=__version__,
         executor_text=executor_text,
@@ -282,14 +334,33 @@ def pack_items(items: list[dict[str, Any]]) -> dict[str, Any]:
     holds the other fields in blocks of `block` items, in the same order, so the page
     decompresses a block only when one of its items is opened.
     """
-    index = [{k: item.get(k) for k in INDEX_FIELDS} for item in items]
-    rest = [{k: v for k, v in item.items() if k not in INDEX_FIELDS} for item in items]
+    blocks = (items[k : k + DETAIL_BLOCK] for k in range(0, len(items), DETAIL_BLOCK))
+    return pack_item_blocks(blocks, len(items))
+
+
+def pack_item_blocks(blocks: Iterable[list[dict[str, Any]]], count: int) -> dict[str, Any]:
+    """`pack_items` of the items given DETAIL_BLOCK at a time (the last block may be
+    shorter): each block is packed as it comes and the index is compressed as a stream,
+    so only one block's items are held."""
+    index = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)  # 31: a gzip stream
+    chunks: list[bytes] = [index.compress(b"[")]
+    details = []
+    first = True
+    for items in blocks:
+        if items:  # one dumps per block: the list's brackets off, its items comma-joined
+            entries = _json_bytes([{k: item.get(k) for k in INDEX_FIELDS} for item in items])
+            chunks.append(index.compress((b"" if first else b",") + entries[1:-1]))
+            first = False
+        details.append(
+            _pack([{k: v for k, v in i.items() if k not in INDEX_FIELDS} for i in items])
+        )
+    chunks += [index.compress(b"]"), index.flush()]
     return {
         "encoding": "gzip+base64",
-        "count": len(items),
+        "count": count,
         "block": DETAIL_BLOCK,
-        "index": _pack(index),
-        "details": [_pack(rest[k : k + DETAIL_BLOCK]) for k in range(0, len(rest), DETAIL_BLOCK)],
+        "index": base64.b64encode(b"".join(chunks)).decode("ascii"),
+        "details": details,
     }
 
 
@@ -310,8 +381,12 @@ def embedded_items(html: str) -> list[dict[str, Any]]:
     return unpack_items(json.loads(found.group(1)))
 
 
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def _pack(value: Any) -> str:
-    raw = json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")).encode()
+    raw = _json_bytes(value)
     return base64.b64encode(gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)).decode("ascii")
 
 

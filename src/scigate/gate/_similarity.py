@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -105,23 +106,55 @@ def similar_clusters(sets: list[frozenset[str]], threshold: float) -> list[list[
 
 
 def text_clusters(texts: Iterable[str], threshold: float) -> list[list[int]]:
-    """`similar_clusters` of the `tokens` of each text, without a frozenset per text.
-
-    The texts are read one at a time (an iterator of database rows will do): only the
-    token ids are kept, a few bytes per token instead of a Python set per question.
-    """
+    """`similar_clusters` of the `tokens` of each text, without a frozenset per text
+    (see `TokenRows`)."""
     if not 0 < threshold <= 1:
         raise ValueError("threshold must be in (0, 1]")
-    vocab: dict[str, int] = {}
-    sizes: list[int] = []
-    ids: list[int] = []
-    for text in texts:
-        row = {vocab.setdefault(t, len(vocab)) for t in _TOKEN.findall(text.lower())}
-        sizes.append(len(row))
-        ids.extend(row)
-    return _components_of(
-        np.array(sizes, dtype=np.int64), np.array(ids, dtype=np.int64), len(vocab), threshold
-    )
+    return TokenRows.of(texts).clusters(threshold)
+
+
+class TokenRows:
+    """The token ids of a list of texts: each text's distinct tokens as vocabulary ids,
+    concatenated (8 bytes a token instead of a Python set per text). Tokenized once, the
+    rows give the clusters of all texts and of any subset (`subset`) without re-reading."""
+
+    def __init__(self, sizes: np.ndarray, ids: np.ndarray, vocab: int) -> None:
+        self.sizes, self.ids, self.vocab = sizes, ids, vocab
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> TokenRows:
+        """Tokenize the texts, read one at a time (an iterator of database rows will do)."""
+        vocab: dict[str, int] = {}
+        sizes = array("q")
+        ids = array("q")
+        for text in texts:
+            row = {vocab.setdefault(t, len(vocab)) for t in _TOKEN.findall(text.lower())}
+            sizes.append(len(row))
+            ids.extend(row)
+        return cls(
+            np.frombuffer(sizes, dtype=np.int64).copy() if sizes else np.zeros(0, np.int64),
+            np.frombuffer(ids, dtype=np.int64).copy() if ids else np.zeros(0, np.int64),
+            len(vocab),
+        )
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def subset(self, rows: Iterable[int]) -> TokenRows:
+        """The rows at the given positions, in that order (same vocabulary)."""
+        pick = np.fromiter(rows, dtype=np.int64)
+        start = np.zeros(len(self.sizes) + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=start[1:])
+        lens = self.sizes[pick]
+        total = int(lens.sum())
+        offset = np.repeat(start[pick] - (np.cumsum(lens) - lens), lens)
+        return TokenRows(lens, self.ids[offset + np.arange(total)], self.vocab)
+
+    def clusters(self, threshold: float) -> list[list[int]]:
+        """`similar_clusters` of the rows (positions in this object), largest first."""
+        if not 0 < threshold <= 1:
+            raise ValueError("threshold must be in (0, 1]")
+        return _components_of(self.sizes, self.ids, self.vocab, threshold)
 
 
 def _components_of(
@@ -164,7 +197,7 @@ def _components_of(
 
 
 #: Pairs generated (and verified) per batch in `similar_clusters`: bounds the memory.
-_BATCH = 1 << 22
+_BATCH = 1 << 20
 #: Bitsets (popcount) count overlaps up to this many 64-bit words per set; sparse rows beyond.
 _MAX_WORDS = 256
 #: At most this many rounds of pass (2) (each is linear; two or three usually suffice).
