@@ -8,13 +8,14 @@ exactly. The report must carry every candidate, each with all of its gate record
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
 import pytest
 
 from scigate.gate._audit import audit
-from scigate.gate._report import browser_items, build_report, embedded_items
+from scigate.gate._report import _csv_cell, browser_items, build_report, embedded_items
 from scigate.store import Store
 
 from ._scaledb import build_scale_db
@@ -31,6 +32,12 @@ def scale_db(tmp_path_factory: pytest.TempPathFactory):
     store.close()
 
 
+def test_csv_cells_that_a_spreadsheet_would_run_are_inert() -> None:
+    assert _csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert _csv_cell("@SUM(A1)") == "'@SUM(A1)"
+    assert _csv_cell(None) == "" and _csv_cell("Solve -div") == "Solve -div"
+
+
 def test_audit_json_equals_the_kept_reference(scale_db) -> None:
     store, _ = scale_db
     got = json.loads(audit(store).model_dump_json())
@@ -43,6 +50,13 @@ def test_report_carries_every_candidate_with_all_its_records(scale_db, tmp_path:
     items = embedded_items(files.html.read_text(encoding="utf-8"))
     assert sorted(i["id"] for i in items) == sorted(ids)
     assert items == json.loads(json.dumps(browser_items(store), default=str))
+    # the complete list beside the page: every candidate, as the browser lists it
+    with files.items.open(newline="", encoding="utf-8") as fh:
+        listed = list(csv.DictReader(fh))
+    assert [r["id"] for r in listed] == [i["id"] for i in items]
+    assert [r["status"] for r in listed] == [i["status"] for i in items]
+    assert [r["question"] for r in listed] == [i["question"] for i in items]
+    assert "<code>items.csv</code>" in files.html.read_text(encoding="utf-8")
     summary = json.loads(files.summary.read_text(encoding="utf-8"))
     reference = json.loads(REFERENCE.read_text())
     assert summary["funnel"] == reference.pop("funnel")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import csv
 import datetime as dt
 import gzip
 import json
@@ -16,7 +17,7 @@ from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel
 
 from scigate import __version__
-from scigate._atomic import write_text_atomic
+from scigate._atomic import atomic_writer, write_text_atomic
 from scigate.errors import BadInput
 from scigate.gate._audit import (
     Audit,
@@ -51,6 +52,8 @@ class ReportFiles(BaseModel):
 
     html: Path
     summary: Path
+    #: every candidate's id, status, family and question (None: not written)
+    items: Path | None = None
 
 
 def build_report(store: Any, out_dir: Path) -> ReportFiles:
@@ -80,11 +83,37 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         }
         summary_path = out_dir / "summary.json"
         write_text_atomic(summary_path, json.dumps(summary, indent=2, default=str))
-        # pass 2: the item browser's data, DETAIL_BLOCK candidates at a time
-        payload = pack_item_blocks(item_blocks(store, order, statuses), len(order))
+        # pass 2: the item browser's data and items.csv, DETAIL_BLOCK candidates at a time
+        csv_path = out_dir / ITEMS_CSV
+        with atomic_writer(csv_path) as fh:
+            blocks = _written_as_csv(item_blocks(store, order, statuses), fh)
+            payload = pack_item_blocks(blocks, len(order))
         html_path = out_dir / "report.html"
-        write_text_atomic(html_path, render_html(result, payload, runs, summary))
-    return ReportFiles(html=html_path, summary=summary_path)
+        write_text_atomic(html_path, render_html(result, payload, runs, summary, ITEMS_CSV))
+    return ReportFiles(html=html_path, summary=summary_path, items=csv_path)
+
+
+#: The complete item list beside the page (the page shows it 50 items a page).
+ITEMS_CSV = "items.csv"
+ITEMS_CSV_FIELDS = ("id", "status", "family", "duplicate_of", "answer", "question")
+
+
+def _written_as_csv(
+    blocks: Iterable[list[dict[str, Any]]], fh: Any
+) -> Iterator[list[dict[str, Any]]]:
+    """Pass the blocks on, writing ITEMS_CSV_FIELDS of each item to `fh` as CSV."""
+    writer = csv.writer(fh)
+    writer.writerow(ITEMS_CSV_FIELDS)
+    for items in blocks:
+        writer.writerows([_csv_cell(item.get(k)) for k in ITEMS_CSV_FIELDS] for item in items)
+        yield items
+
+
+def _csv_cell(value: Any) -> str:
+    """A CSV cell; text a spreadsheet would read as a formula (=, +, -, @, tab, CR first)
+    gets a leading apostrophe (questions and families are model-written)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def item_statuses(
@@ -229,7 +258,11 @@ def _slim(detail: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_html(
-    result: Audit, items: list[dict] | dict[str, Any], runs: list[dict], summary: dict
+    result: Audit,
+    items: list[dict] | dict[str, Any],
+    runs: list[dict],
+    summary: dict,
+    items_csv: str | None = None,
 ) -> str:
     """Render the template with inline charts and the embedded item data.
 
@@ -239,7 +272,8 @@ def render_html(
     escapes each label), the item data (base64 in JSON, `<` written as `\\u003c`) and
     the bundled KaTeX (`_katex`); the page's script escapes whatever it puts into the
     item browser, and KaTeX typesets that escaped text with `trust` off (no links).
-    `items` is the item list or its payload, already packed (`pack_item_blocks`)."""
+    `items` is the item list or its payload, already packed (`pack_item_blocks`);
+    `items_csv` names the complete item list written beside the page, if any."""
     env = Environment(loader=PackageLoader("scigate.gate", "templates"), autoescape=True)
     f = result.funnel
     funnel_rows: list[tuple[str, float]] = [
@@ -295,6 +329,7 @@ def render_html(
         charts=charts,
         items_json=data_json,
         n_items=payload["count"],
+        items_csv=items_csv,
         summary=summary,
         version=__version__,
         executor_text=executor_text,
