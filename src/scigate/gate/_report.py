@@ -9,6 +9,7 @@ import gzip
 import json
 import re
 import zlib
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,7 @@ from scigate.gate._audit import (
     Audit,
     Latest,
     audit,
-    audit_candidates,
-    audit_rows,
+    audit_view,
     candidate_records,
     gate_rows,
     gc_paused,
@@ -65,13 +65,14 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     with gc_paused():  # see gc_paused: many long-lived containers, no cycles
-        # pass 1: the audit over slim rows (no solutions, replies or transcripts) and each
-        # candidate's status; nothing of it is kept but the ids in browser order
-        candidates = audit_candidates(store)
-        latest = latest_results(store, audit_rows(store))
-        result = audit(store, candidates=candidates, latest=latest)
-        order, statuses = item_statuses(candidates, latest)
-        del candidates, latest
+        # one pass over the candidates in browser order, DETAIL_BLOCK at a time: each
+        # block's item data is packed at once (replies are not kept), the audit gets
+        # its slim records and gate-result views
+        items = _ItemPass(store)
+        latest = items.latest()
+        result = audit(store, candidates=items.candidates(), latest=latest)
+        statuses = _statuses(latest)
+        del latest
         runs = runs_with_executors(store)
         summary = {
             "scigate_version": __version__,
@@ -83,11 +84,9 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         }
         summary_path = out_dir / "summary.json"
         write_text_atomic(summary_path, json.dumps(summary, indent=2, default=str))
-        # pass 2: the item browser's data and items.csv, DETAIL_BLOCK candidates at a time
         csv_path = out_dir / ITEMS_CSV
         with atomic_writer(csv_path) as fh:
-            blocks = _written_as_csv(item_blocks(store, order, statuses), fh)
-            payload = pack_item_blocks(blocks, len(order))
+            payload = items.payload(statuses, fh)
         html_path = out_dir / "report.html"
         write_text_atomic(html_path, render_html(result, payload, runs, summary, ITEMS_CSV))
     return ReportFiles(html=html_path, summary=summary_path, items=csv_path)
@@ -96,17 +95,122 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
 #: The complete item list beside the page (the page shows it 50 items a page).
 ITEMS_CSV = "items.csv"
 ITEMS_CSV_FIELDS = ("id", "status", "family", "duplicate_of", "answer", "question")
+#: What `_ItemPass` keeps of each item until the statuses are known.
+_KEPT = ("id", "family", "question", "duplicate_of", "answer")
+_CANDIDATE_COLUMNS = (
+    "id, run_id, question, options, answer, family, duplicate_of, created_at,"
+    " solution, generator, answer_value"
+)
+_GATE_COLUMNS = (
+    "id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds, created_at"
+)
 
 
-def _written_as_csv(
-    blocks: Iterable[list[dict[str, Any]]], fh: Any
-) -> Iterator[list[dict[str, Any]]]:
-    """Pass the blocks on, writing ITEMS_CSV_FIELDS of each item to `fh` as CSV."""
-    writer = csv.writer(fh)
-    writer.writerow(ITEMS_CSV_FIELDS)
-    for items in blocks:
-        writer.writerows([_csv_cell(item.get(k)) for k in ITEMS_CSV_FIELDS] for item in items)
-        yield items
+class _ItemPass:
+    """The report's one read of the database: the candidates in browser order
+    (created_at, id), DETAIL_BLOCK at a time, each block's candidates and gate results by
+    id (indexed). Each block's item details are packed (`_pack`) as it is read; what the
+    audit needs is kept (candidate records without solution, `audit_view` of each gate
+    result) and, until the statuses are known, the `_KEPT` fields of each item."""
+
+    def __init__(self, store: Any, block: int = DETAIL_BLOCK) -> None:
+        self.store, self.block = store, block
+        self.order = [
+            r["id"] for r in store.query("SELECT id FROM candidates ORDER BY created_at, id")
+        ]
+        self.kept: list[tuple[Any, ...]] = []
+        self.details: list[str] = []
+        self._records: list[tuple[int, CandidateRecord]] = []
+
+    def latest(self) -> Latest:
+        """Read everything; the latest gate results, candidates in the order in which
+        their first gate result was stored (as `latest_results` over `audit_rows`)."""
+        latest = latest_results(self.store, self._views())
+        first = self.store.query(
+            "SELECT candidate_id FROM gate_results GROUP BY candidate_id ORDER BY MIN(id)"
+        )
+        out: Latest = defaultdict(dict)
+        for r in first:
+            out[r["candidate_id"]] = latest[r["candidate_id"]]
+        return out
+
+    def candidates(self) -> list[CandidateRecord]:
+        """The candidates as `audit_candidates` gives them (rowid order, no solution)."""
+        self._records.sort(key=lambda r: r[0])
+        return [c for _, c in self._records]
+
+    def _views(self) -> Iterator[dict[str, Any]]:
+        for k in range(0, len(self.order), self.block):
+            ids = self.order[k : k + self.block]
+            marks = ",".join("?" * len(ids))
+            rows = {}
+            for row in self.store.query(
+                f"SELECT rowid AS k, {_CANDIDATE_COLUMNS} FROM candidates WHERE id IN ({marks})",
+                ids,
+            ):
+                rows[row["id"]] = row
+                slim = {c: v for c, v in row.items() if c not in _NOT_AUDITED}
+                self._records.append((row["k"], next(candidate_records([slim]))))
+            records: dict[str, list[dict[str, Any]]] = {}
+            for g in self.store.query(
+                f"SELECT {_GATE_COLUMNS} FROM gate_results WHERE candidate_id IN ({marks})"
+                " ORDER BY id",
+                ids,
+            ):
+                records.setdefault(g["candidate_id"], []).append(_record(g))
+                yield audit_view(g)
+            items = [_item_of_row(rows[cid], records.get(cid, [])) for cid in ids]
+            self.kept += [tuple(i[f] for f in _KEPT) for i in items]
+            self.details.append(
+                _pack([{f: v for f, v in i.items() if f not in INDEX_FIELDS} for i in items])
+            )
+        # gate results of no stored candidate count in the audit (as `audit_rows` has them)
+        for g in self.store.query(
+            f"SELECT {_GATE_COLUMNS} FROM gate_results"
+            " WHERE candidate_id NOT IN (SELECT id FROM candidates) ORDER BY id"
+        ):
+            yield audit_view(g)
+
+    def payload(self, statuses: dict[str, str], fh: Any) -> dict[str, Any]:
+        """The item data as `pack_items` has it, the index compressed as a stream; each
+        item's ITEMS_CSV_FIELDS written to `fh` as CSV."""
+        writer = csv.writer(fh)
+        writer.writerow(ITEMS_CSV_FIELDS)
+        index = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)  # 31: a gzip stream
+        chunks = [index.compress(b"[")]
+        for k in range(0, len(self.kept), self.block):
+            entries = [
+                dict(zip(_KEPT, kept, strict=True)) | {"status": statuses[kept[0]]}
+                for kept in self.kept[k : k + self.block]
+            ]
+            writer.writerows([_csv_cell(e.get(f)) for f in ITEMS_CSV_FIELDS] for e in entries)
+            raw = _json_bytes([{f: e[f] for f in INDEX_FIELDS} for e in entries])
+            chunks.append(index.compress((b"," if k else b"") + raw[1:-1]))
+        chunks += [index.compress(b"]"), index.flush()]
+        return {
+            "encoding": "gzip+base64",
+            "count": len(self.kept),
+            "block": DETAIL_BLOCK,
+            "index": base64.b64encode(b"".join(chunks)).decode("ascii"),
+            "details": self.details,
+        }
+
+
+#: Candidate columns the audit does not read (`audit_candidates` leaves them out).
+_NOT_AUDITED = frozenset({"k", "solution", "generator", "answer_value"})
+
+
+def _statuses(latest: Latest) -> dict[str, str]:
+    """Each candidate's status (`scigate.store.candidate_status`) as `browser_items` has it."""
+    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
+    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    return defaultdict(
+        lambda: candidate_status({}, screens=screens, any_solve=any_solve),
+        {
+            cid: candidate_status(per, screens=screens, any_solve=any_solve)
+            for cid, per in latest.items()
+        },
+    )
 
 
 def _csv_cell(value: Any) -> str:
@@ -114,51 +218,6 @@ def _csv_cell(value: Any) -> str:
     gets a leading apostrophe (questions and families are model-written)."""
     text = "" if value is None else str(value)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def item_statuses(
-    candidates: list[CandidateRecord], latest: Latest
-) -> tuple[list[str], dict[str, str]]:
-    """The candidate ids in browser order (created_at, id) and each one's status, as
-    `browser_items` gives them."""
-    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
-    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    ordered = sorted(candidates, key=lambda c: (c.created_at, c.id))
-    statuses = {
-        c.id: candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve)
-        for c in ordered
-    }
-    return [c.id for c in ordered], statuses
-
-
-def item_blocks(
-    store: Any, order: list[str], statuses: dict[str, str], block: int = DETAIL_BLOCK
-) -> Iterator[list[dict[str, Any]]]:
-    """The item browser's records (as `browser_items` has them) `block` candidates at a
-    time, in `order`: each block's candidates and gate results are read by id (two
-    indexed queries), so only one block's replies are held at once."""
-    for k in range(0, len(order), block):
-        ids = order[k : k + block]
-        marks = ",".join("?" * len(ids))
-        cands = {
-            c.id: c
-            for c in candidate_records(
-                store.query(
-                    "SELECT id, run_id, question, options, answer, family, duplicate_of,"
-                    " created_at, solution, generator, answer_value FROM candidates"
-                    f" WHERE id IN ({marks})",
-                    ids,
-                )
-            )
-        }
-        records: dict[str, list[dict[str, Any]]] = {}
-        for g in store.query(
-            "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
-            f" created_at FROM gate_results WHERE candidate_id IN ({marks}) ORDER BY id",
-            ids,
-        ):
-            records.setdefault(g["candidate_id"], []).append(_record(g))
-        yield [_item(cands[cid], statuses[cid], records.get(cid, [])) for cid in ids]
 
 
 def runs_with_executors(store: Any) -> list[dict[str, Any]]:
@@ -222,6 +281,24 @@ def _item(c: CandidateRecord, status: str, records: list[dict[str, Any]]) -> dic
         "solution": c.solution,
         "duplicate_of": c.duplicate_of,
         "generator": c.generator or "",
+        "gates": sorted(
+            records,
+            key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
+        ),
+    }
+
+
+def _item_of_row(row: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """`_item` of a candidate row (status left out: `_ItemPass` adds it to the index)."""
+    return {
+        "id": row["id"],
+        "family": row["family"] or "",
+        "question": row["question"],
+        "options": row["options"],
+        "answer": row["answer"],
+        "solution": row["solution"],
+        "duplicate_of": row["duplicate_of"],
+        "generator": row["generator"] or "",
         "gates": sorted(
             records,
             key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
