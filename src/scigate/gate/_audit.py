@@ -135,7 +135,8 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
     verified = [cands[c] for c in verified_ids]
 
     letters = Counter(c.answer for c in verified)
-    ranks = Counter(value_rank(c.options, c.answer) for c in verified)
+    rank_of = {c.id: value_rank(c.options, c.answer) for c in verified}  # the pool's too
+    ranks = Counter(rank_of.values())
     ranked = sum(n for r, n in ranks.items() if r is not None)
     middle = ranks.get(2, 0) + ranks.get(3, 0)
     middle_share = middle / ranked if ranked else None
@@ -191,7 +192,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         cost=cost_by_gate(store),
         funnel=funnel,
         domains=by_domain(store, cands, latest, screen_names),
-        **_pool_and_gate_audits(store, cands, latest, ids, verified_ids, pool),
+        **_pool_and_gate_audits(store, cands, latest, ids, verified_ids, pool, rank_of),
     )
 
 
@@ -257,8 +258,11 @@ def _pool_and_gate_audits(
     ids: list[str],
     verified_ids: list[str],
     pool: list[CandidateRecord],
+    rank_of: dict[str, int | None] | None = None,
 ) -> dict[str, Any]:
-    """The pool's letters and value ranks, conflicts, rejections and solver transfer."""
+    """The pool's letters and value ranks, conflicts, rejections and solver transfer
+    (`rank_of`: value ranks already computed, by candidate id)."""
+    known = rank_of or {}
     # generation rounds only: a rescreen's rows are not rejections of generated candidates
     attempts = store.query(
         "SELECT candidate_id, status, reason FROM attempts"
@@ -266,7 +270,9 @@ def _pool_and_gate_audits(
     )
     return {
         "pool_letter_distribution": letter_counts(pool),
-        "pool_value_rank_distribution": rank_counts(value_rank(c.options, c.answer) for c in pool),
+        "pool_value_rank_distribution": rank_counts(
+            known[c.id] if c.id in known else value_rank(c.options, c.answer) for c in pool
+        ),
         "conflicts": conflict_audit(ids, cands, set(verified_ids)),
         "rejections": rejection_breakdown(latest, attempts),
         "transfer": solver_transfer(latest, [c.id for c in pool]),
