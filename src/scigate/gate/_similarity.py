@@ -233,6 +233,7 @@ class _TokenIndex:
         prefix_len = np.where(sizes > 0, sizes - need + 1, 0)
         in_prefix = np.arange(total) - start[rows] < prefix_len[rows]
         self.prefix_items, self.prefix_tokens = rows[in_prefix], ids[in_prefix]
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
         # Tokens in one set only can never be shared: the overlap counter leaves them out.
         once = int(np.count_nonzero(df < 2))
         shared = ids >= once
@@ -287,10 +288,13 @@ class _TokenIndex:
         return np.stack([i[sim], j[sim]])
 
     def _by_size(self) -> tuple[np.ndarray, np.ndarray]:
-        """The prefix entries (items, tokens) ordered by token, then size, then item."""
-        items, toks = self.prefix_items, self.prefix_tokens
-        order = np.lexsort((items, self.sizes[items], toks))
-        return items[order], toks[order]
+        """The prefix entries (items, tokens) ordered by token, then size, then item
+        (sorted once: every merge round reads them)."""
+        if self._sorted is None:
+            items, toks = self.prefix_items, self.prefix_tokens
+            order = np.lexsort((items, self.sizes[items], toks))
+            self._sorted = items[order], toks[order]
+        return self._sorted
 
     def neighbour_pairs(self) -> np.ndarray:
         """Each item paired with the next one in each of its prefix tokens' lists (by size)."""
