@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from scigate.gate._audit import audit
-from scigate.gate._report import _csv_cell, browser_items, build_report, embedded_items
+from scigate.gate._report import (
+    REPLY_CHARS,
+    _csv_cell,
+    _slim,
+    browser_items,
+    build_report,
+    embedded_items,
+)
 from scigate.store import Store
 
 from ._scaledb import build_scale_db
@@ -61,3 +68,13 @@ def test_report_carries_every_candidate_with_all_its_records(scale_db, tmp_path:
     reference = json.loads(REFERENCE.read_text())
     assert summary["funnel"] == reference.pop("funnel")
     assert summary["audit"] == reference
+
+
+def test_slim_cuts_long_replies_and_transcripts_and_keeps_the_rest() -> None:
+    short = {"calls": [{"reply": "x" * REPLY_CHARS, "order": ["A"]}], "shuffled": True}
+    assert _slim(short) is short  # nothing to cut: not copied
+    long = {"calls": [{"reply": "y" * (REPLY_CHARS + 1)}, {"reply": "z"}], "transcript_tail": "t"}
+    got = _slim(long)
+    assert got == {"calls": [{"reply": "y" * REPLY_CHARS + " …"}, {"reply": "z"}]}
+    assert long["calls"][0]["reply"] == "y" * (REPLY_CHARS + 1)  # the row is not changed
+    assert _slim({"calls": None, "a": 1}) == {"calls": None, "a": 1}

@@ -320,7 +320,19 @@ def _record(g: dict[str, Any]) -> dict[str, Any]:
 
 
 def _slim(detail: dict[str, Any]) -> dict[str, Any]:
-    """Gate details without bulky transcripts (kept in the database)."""
+    """Gate details without bulky transcripts (kept in the database). Details with
+    nothing to cut are returned as they are (the records are only serialized)."""
+    calls = detail.get("calls") if isinstance(detail, dict) else None
+    if (
+        isinstance(detail, dict)
+        and "transcript_tail" not in detail
+        and (calls is None or isinstance(calls, list))
+        and all(
+            type(c) is dict and not (type(c.get("reply")) is str and len(c["reply"]) > REPLY_CHARS)
+            for c in calls or ()
+        )
+    ):
+        return detail
     out = dict(detail)
     out.pop("transcript_tail", None)
     calls = []
