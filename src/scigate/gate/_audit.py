@@ -356,7 +356,7 @@ PAGE = 5_000
 #: What `_screen_audit` reads of a screen call; `audit_view` keeps only these.
 _CALL_KEYS = ("order", "chosen_letter", "correct")
 #: Columns whose values repeat from row to row: `audit_view` shares one string for each.
-_SHARED = frozenset({"run_id", "gate", "screen", "outcome", "reason"})
+_SHARED = ("run_id", "gate", "screen", "outcome", "reason")
 
 
 def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
@@ -380,7 +380,11 @@ def audit_view(row: dict[str, Any]) -> dict[str, Any]:
     repeat from row to row (run, gate, screen, outcome, short reasons, detail keys) and
     the screen calls themselves (a few hundred distinct (order, letter, correct) triples)
     are shared between rows, not copied: the view is read-only."""
-    out = {k: _shared_text(v) if k in _SHARED else v for k, v in row.items()}
+    out = dict(row)
+    for k in _SHARED:
+        v = out.get(k)
+        if type(v) is str and (k != "reason" or len(v) <= _INTERN_CHARS):
+            out[k] = sys.intern(v)
     detail = row.get("detail")
     if not isinstance(detail, dict):
         return out
@@ -391,16 +395,12 @@ def audit_view(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: Strings up to this long are interned by `audit_view` (reasons like "2 of 3" repeat).
+#: Reasons up to this long are interned by `audit_view` ("2 of 3" repeats; long ones rarely).
 _INTERN_CHARS = 64
 #: At most this many distinct screen calls are shared (beyond, each row keeps its own).
 _SHARED_CALLS_MAX = 4096
 _shared_calls: dict[tuple[Any, ...], dict[str, Any]] = {}
 _ABSENT = object()
-
-
-def _shared_text(value: Any) -> Any:
-    return sys.intern(value) if isinstance(value, str) and len(value) <= _INTERN_CHARS else value
 
 
 def _shared_call(call: dict[str, Any]) -> dict[str, Any]:
