@@ -9,19 +9,23 @@ exactly. The report must carry every candidate, each with all of its gate record
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
 import pytest
 
-from scigate.gate._audit import audit
+from scigate.gate._audit import audit, audit_candidates, audit_rows, latest_results
 from scigate.gate._report import (
     REPLY_CHARS,
     _csv_cell,
+    _ItemPass,
     _slim,
+    _statuses,
     browser_items,
     build_report,
     embedded_items,
+    unpack_items,
 )
 from scigate.store import Store
 
@@ -78,3 +82,17 @@ def test_slim_cuts_long_replies_and_transcripts_and_keeps_the_rest() -> None:
     assert got == {"calls": [{"reply": "y" * REPLY_CHARS + " …"}, {"reply": "z"}]}
     assert long["calls"][0]["reply"] == "y" * (REPLY_CHARS + 1)  # the row is not changed
     assert _slim({"calls": None, "a": 1}) == {"calls": None, "a": 1}
+
+
+def test_item_pass_in_small_blocks_reads_what_the_whole_database_gives(scale_db) -> None:
+    store, _ = scale_db
+    items = _ItemPass(store, block=7)  # 43 detail blocks, read 28 candidates at a time
+    latest = items.latest()
+    assert latest == latest_results(store, audit_rows(store))
+    assert list(latest) == list(latest_results(store, audit_rows(store)))  # same order
+    assert items.candidates() == audit_candidates(store)
+    listed = io.StringIO()
+    payload = items.payload(_statuses(latest), listed)
+    assert len(payload["details"]) == 43
+    assert unpack_items(payload) == json.loads(json.dumps(browser_items(store), default=str))
+    assert len(listed.getvalue().splitlines()) == 301

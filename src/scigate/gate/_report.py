@@ -108,8 +108,8 @@ _GATE_COLUMNS = (
 
 class _ItemPass:
     """The report's one read of the database: the candidates in browser order
-    (created_at, id), DETAIL_BLOCK at a time, each block's candidates and gate results by
-    id (indexed). Each block's item details are packed (`_pack`) as it is read; what the
+    (created_at, id), _READ_BLOCKS blocks of DETAIL_BLOCK at a time, their candidates and
+    gate results by id (indexed). Each block's item details are packed (`_pack`) as it is read; what the
     audit needs is kept (candidate records without solution, `audit_view` of each gate
     result) and, until the statuses are known, the `_KEPT` fields of each item."""
 
@@ -140,8 +140,9 @@ class _ItemPass:
         return [c for _, c in self._records]
 
     def _views(self) -> Iterator[dict[str, Any]]:
-        for k in range(0, len(self.order), self.block):
-            ids = self.order[k : k + self.block]
+        step = self.block * _READ_BLOCKS
+        for k in range(0, len(self.order), step):
+            ids = self.order[k : k + step]
             marks = ",".join("?" * len(ids))
             rows = {}
             for row in self.store.query(
@@ -159,11 +160,14 @@ class _ItemPass:
             ):
                 records.setdefault(g["candidate_id"], []).append(_record(g))
                 yield audit_view(g)
-            items = [_item_of_row(rows[cid], records.get(cid, [])) for cid in ids]
-            self.kept += [tuple(i[f] for f in _KEPT) for i in items]
-            self.details.append(
-                _pack([{f: v for f, v in i.items() if f not in INDEX_FIELDS} for i in items])
-            )
+            for b in range(0, len(ids), self.block):
+                items = [
+                    _item_of_row(rows[cid], records.get(cid, [])) for cid in ids[b : b + self.block]
+                ]
+                self.kept += [tuple(i[f] for f in _KEPT) for i in items]
+                self.details.append(
+                    _pack([{f: v for f, v in i.items() if f not in INDEX_FIELDS} for i in items])
+                )
         # gate results of no stored candidate count in the audit (as `audit_rows` has them)
         for g in self.store.query(
             f"SELECT {_GATE_COLUMNS} FROM gate_results"
@@ -196,6 +200,8 @@ class _ItemPass:
         }
 
 
+#: `_ItemPass` reads this many blocks of candidates per query (fewer statements).
+_READ_BLOCKS = 4
 #: Candidate columns the audit does not read (`audit_candidates` leaves them out).
 _NOT_AUDITED = frozenset({"k", "solution", "generator", "answer_value"})
 
