@@ -28,7 +28,7 @@ import gc
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import combinations
 from typing import Any
 
@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 from scigate.gate._candidate import LETTERS
 from scigate.gate._conflicts import ConflictAudit, conflict_audit
 from scigate.gate._rejections import RejectionBreakdown, rejection_breakdown
-from scigate.gate._similarity import text_clusters
+from scigate.gate._similarity import TokenRows, text_clusters
 from scigate.gate._transfer import TransferAudit, solver_transfer
 from scigate.gate._values import value_rank
 from scigate.store import CandidateRecord
@@ -135,7 +135,8 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
     verified = [cands[c] for c in verified_ids]
 
     letters = Counter(c.answer for c in verified)
-    ranks = Counter(value_rank(c.options, c.answer) for c in verified)
+    rank_of = {c.id: value_rank(c.options, c.answer) for c in verified}  # the pool's too
+    ranks = Counter(rank_of.values())
     ranked = sum(n for r, n in ranks.items() if r is not None)
     middle = ranks.get(2, 0) + ranks.get(3, 0)
     middle_share = middle / ranked if ranked else None
@@ -148,7 +149,9 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         dup_groups[cands[cid].question_key].append(cid)
     exact = [g for g in dup_groups.values() if len(g) > 1]
 
-    groups = _jaccard_groups(cands[i].question for i in ids)
+    # tokenized once: the pool's clusters are computed from the same rows
+    token_rows = TokenRows.of(cands[i].question for i in ids)
+    groups = token_rows.clusters(JACCARD_THRESHOLD)
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
@@ -156,7 +159,9 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
     pool_ids = db_funnel(store, latest, screen_names, cands)["pool_ids"]
     pool = [cands[c] for c in pool_ids]
     pool_families = Counter((c.family or "(none)") for c in pool)
-    pool_groups = _jaccard_groups(c.question for c in pool)
+    position = {cid: k for k, cid in enumerate(ids)}
+    pool_groups = token_rows.subset(position[c.id] for c in pool).clusters(JACCARD_THRESHOLD)
+    del token_rows, position
     return Audit(
         candidates=len(cands),
         verified=len(verified),
@@ -187,7 +192,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
         cost=cost_by_gate(store),
         funnel=funnel,
         domains=by_domain(store, cands, latest, screen_names),
-        **_pool_and_gate_audits(store, cands, latest, ids, verified_ids, pool),
+        **_pool_and_gate_audits(store, cands, latest, ids, verified_ids, pool, rank_of),
     )
 
 
@@ -253,8 +258,11 @@ def _pool_and_gate_audits(
     ids: list[str],
     verified_ids: list[str],
     pool: list[CandidateRecord],
+    rank_of: dict[str, int | None] | None = None,
 ) -> dict[str, Any]:
-    """The pool's letters and value ranks, conflicts, rejections and solver transfer."""
+    """The pool's letters and value ranks, conflicts, rejections and solver transfer
+    (`rank_of`: value ranks already computed, by candidate id)."""
+    known = rank_of or {}
     # generation rounds only: a rescreen's rows are not rejections of generated candidates
     attempts = store.query(
         "SELECT candidate_id, status, reason FROM attempts"
@@ -262,7 +270,9 @@ def _pool_and_gate_audits(
     )
     return {
         "pool_letter_distribution": letter_counts(pool),
-        "pool_value_rank_distribution": rank_counts(value_rank(c.options, c.answer) for c in pool),
+        "pool_value_rank_distribution": rank_counts(
+            known[c.id] if c.id in known else value_rank(c.options, c.answer) for c in pool
+        ),
         "conflicts": conflict_audit(ids, cands, set(verified_ids)),
         "rejections": rejection_breakdown(latest, attempts),
         "transfer": solver_transfer(latest, [c.id for c in pool]),
@@ -323,8 +333,14 @@ def audit_candidates(store: Any, *, solutions: bool = False) -> list[CandidateRe
         last = page[-1].pop("k")
         for row in page:
             row.pop("k", None)
-            row["run_id"] = row["run_id"] or ""
-            out.append(CandidateRecord.model_validate(row))
+        out += candidate_records(page)
+
+
+def candidate_records(rows: Iterable[dict[str, Any]]) -> Iterator[CandidateRecord]:
+    """Candidate rows (columns of `candidates`, options decoded) as records."""
+    for row in rows:
+        row["run_id"] = row["run_id"] or ""
+        yield CandidateRecord.model_validate(row)
 
 
 def gate_rows(store: Any) -> list[dict[str, Any]]:
@@ -340,7 +356,7 @@ PAGE = 5_000
 #: What `_screen_audit` reads of a screen call; `audit_view` keeps only these.
 _CALL_KEYS = ("order", "chosen_letter", "correct")
 #: Columns whose values repeat from row to row: `audit_view` shares one string for each.
-_SHARED = frozenset({"run_id", "gate", "screen", "outcome"})
+_SHARED = ("run_id", "gate", "screen", "outcome", "reason")
 
 
 def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
@@ -361,19 +377,50 @@ def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
 def audit_view(row: dict[str, Any]) -> dict[str, Any]:
     """A gate result as the audit reads it: screen calls without their replies (only
     `_CALL_KEYS`), no solver transcript; everything else as stored. The strings that
-    repeat from row to row (run, gate, screen, outcome) are shared, not copied."""
-    out = {k: sys.intern(v) if k in _SHARED and isinstance(v, str) else v for k, v in row.items()}
+    repeat from row to row (run, gate, screen, outcome, short reasons, detail keys) and
+    the screen calls themselves (a few hundred distinct (order, letter, correct) triples)
+    are shared between rows, not copied: the view is read-only."""
+    out = dict(row)
+    for k in _SHARED:
+        v = out.get(k)
+        if type(v) is str and (k != "reason" or len(v) <= _INTERN_CHARS):
+            out[k] = sys.intern(v)
     detail = row.get("detail")
-    if not isinstance(detail, dict) or not ("calls" in detail or "transcript_tail" in detail):
+    if not isinstance(detail, dict):
         return out
-    slim = {k: v for k, v in detail.items() if k != "transcript_tail"}
+    slim = {sys.intern(k): v for k, v in detail.items() if k != "transcript_tail"}
     if isinstance(slim.get("calls"), list):
-        slim["calls"] = [
-            {k: c[k] for k in _CALL_KEYS if k in c} if isinstance(c, dict) else c
-            for c in slim["calls"]
-        ]
+        slim["calls"] = [_shared_call(c) if isinstance(c, dict) else c for c in slim["calls"]]
     out["detail"] = slim
     return out
+
+
+#: Reasons up to this long are interned by `audit_view` ("2 of 3" repeats; long ones rarely).
+_INTERN_CHARS = 64
+#: At most this many distinct screen calls are shared (beyond, each row keeps its own).
+_SHARED_CALLS_MAX = 4096
+_shared_calls: dict[tuple[Any, ...], dict[str, Any]] = {}
+_ABSENT = object()
+
+
+def _shared_call(call: dict[str, Any]) -> dict[str, Any]:
+    """The `_CALL_KEYS` of a screen call, as one dict shared by every equal call."""
+    order = call.get("order", _ABSENT)
+    key = (
+        tuple(order) if type(order) is list else order,
+        call.get("chosen_letter", _ABSENT),
+        call.get("correct", _ABSENT),
+    )
+    try:
+        shared = _shared_calls.get(key)
+    except TypeError:  # an unhashable value (a nested list): not shared
+        shared = None
+    if shared is None:
+        shared = {k: call[k] for k in _CALL_KEYS if k in call}
+        if len(_shared_calls) < _SHARED_CALLS_MAX:
+            with suppress(TypeError):
+                _shared_calls[key] = shared
+    return shared
 
 
 def audit_rows(store: Any) -> Iterator[dict[str, Any]]:
@@ -389,8 +436,10 @@ def latest_results(store: Any, rows: Iterable[dict[str, Any]] | None = None) -> 
     The most recent is the latest `created_at`, ties broken by the larger id.
     """
     out: Latest = defaultdict(dict)
+    ids: dict[str, str] = {}  # one string per candidate id, shared by its rows
     for g in rows if rows is not None else gate_rows(store):
-        per = out[g["candidate_id"]]
+        cid = g["candidate_id"] = ids.setdefault(g["candidate_id"], g["candidate_id"])
+        per = out[cid]
         key = (g["gate"], g["screen"])
         old = per.get(key)
         if old is None or (g["created_at"], g["id"]) >= (old["created_at"], old["id"]):

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import csv
 import datetime as dt
 import gzip
 import json
 import re
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +18,14 @@ from jinja2 import Environment, PackageLoader
 from pydantic import BaseModel
 
 from scigate import __version__
-from scigate._atomic import write_text_atomic
+from scigate._atomic import atomic_writer, write_text_atomic
 from scigate.errors import BadInput
 from scigate.gate._audit import (
     Audit,
     Latest,
     audit,
-    audit_candidates,
     audit_view,
-    gate_pages,
+    candidate_records,
     gate_rows,
     gc_paused,
     latest_results,
@@ -49,6 +52,8 @@ class ReportFiles(BaseModel):
 
     html: Path
     summary: Path
+    #: every candidate's id, status, family and question (None: not written)
+    items: Path | None = None
 
 
 def build_report(store: Any, out_dir: Path) -> ReportFiles:
@@ -60,20 +65,14 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
     except OSError as e:
         raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
     with gc_paused():  # see gc_paused: many long-lived containers, no cycles
-        candidates = audit_candidates(store, solutions=True)  # no meta: neither reads it
-        # one pass over the gate results, page by page: each row becomes its browser
-        # record and its audit view, and is not kept whole (replies and transcripts)
-        records: dict[str, list[dict[str, Any]]] = {}
-
-        def views() -> Any:
-            for page in gate_pages(store):
-                for g in page:
-                    records.setdefault(g["candidate_id"], []).append(_record(g))
-                    yield audit_view(g)
-
-        latest = latest_results(store, views())
-        result = audit(store, candidates=candidates, latest=latest)
-        items = browser_items(store, candidates=candidates, latest=latest, records=records)
+        # one pass over the candidates in browser order, DETAIL_BLOCK at a time: each
+        # block's item data is packed at once (replies are not kept), the audit gets
+        # its slim records and gate-result views
+        items = _ItemPass(store)
+        latest = items.latest()
+        result = audit(store, candidates=items.candidates(), latest=latest)
+        statuses = _statuses(latest)
+        del latest
         runs = runs_with_executors(store)
         summary = {
             "scigate_version": __version__,
@@ -85,9 +84,146 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         }
         summary_path = out_dir / "summary.json"
         write_text_atomic(summary_path, json.dumps(summary, indent=2, default=str))
+        csv_path = out_dir / ITEMS_CSV
+        with atomic_writer(csv_path) as fh:
+            payload = items.payload(statuses, fh)
         html_path = out_dir / "report.html"
-        write_text_atomic(html_path, render_html(result, items, runs, summary))
-    return ReportFiles(html=html_path, summary=summary_path)
+        write_text_atomic(html_path, render_html(result, payload, runs, summary, ITEMS_CSV))
+    return ReportFiles(html=html_path, summary=summary_path, items=csv_path)
+
+
+#: The complete item list beside the page (the page shows it 50 items a page).
+ITEMS_CSV = "items.csv"
+ITEMS_CSV_FIELDS = ("id", "status", "family", "duplicate_of", "answer", "question")
+#: What `_ItemPass` keeps of each item until the statuses are known.
+_KEPT = ("id", "family", "question", "duplicate_of", "answer")
+_CANDIDATE_COLUMNS = (
+    "id, run_id, question, options, answer, family, duplicate_of, created_at,"
+    " solution, generator, answer_value"
+)
+_GATE_COLUMNS = (
+    "id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds, created_at"
+)
+
+
+class _ItemPass:
+    """The report's one read of the database: the candidates in browser order
+    (created_at, id), _READ_BLOCKS blocks of DETAIL_BLOCK at a time, their candidates and
+    gate results by id (indexed). Each block's item details are packed (`_pack`) as it is read; what the
+    audit needs is kept (candidate records without solution, `audit_view` of each gate
+    result) and, until the statuses are known, the `_KEPT` fields of each item."""
+
+    def __init__(self, store: Any, block: int = DETAIL_BLOCK) -> None:
+        self.store, self.block = store, block
+        self.order = [
+            r["id"] for r in store.query("SELECT id FROM candidates ORDER BY created_at, id")
+        ]
+        self.kept: list[tuple[Any, ...]] = []
+        self.details: list[str] = []
+        self._records: list[tuple[int, CandidateRecord]] = []
+
+    def latest(self) -> Latest:
+        """Read everything; the latest gate results, candidates in the order in which
+        their first gate result was stored (as `latest_results` over `audit_rows`)."""
+        latest = latest_results(self.store, self._views())
+        first = self.store.query(
+            "SELECT candidate_id FROM gate_results GROUP BY candidate_id ORDER BY MIN(id)"
+        )
+        out: Latest = defaultdict(dict)
+        for r in first:
+            out[r["candidate_id"]] = latest[r["candidate_id"]]
+        return out
+
+    def candidates(self) -> list[CandidateRecord]:
+        """The candidates as `audit_candidates` gives them (rowid order, no solution)."""
+        self._records.sort(key=lambda r: r[0])
+        return [c for _, c in self._records]
+
+    def _views(self) -> Iterator[dict[str, Any]]:
+        step = self.block * _READ_BLOCKS
+        for k in range(0, len(self.order), step):
+            ids = self.order[k : k + step]
+            marks = ",".join("?" * len(ids))
+            rows = {}
+            for row in self.store.query(
+                f"SELECT rowid AS k, {_CANDIDATE_COLUMNS} FROM candidates WHERE id IN ({marks})",
+                ids,
+            ):
+                rows[row["id"]] = row
+                slim = {c: v for c, v in row.items() if c not in _NOT_AUDITED}
+                self._records.append((row["k"], next(candidate_records([slim]))))
+            records: dict[str, list[dict[str, Any]]] = {}
+            for g in self.store.query(
+                f"SELECT {_GATE_COLUMNS} FROM gate_results WHERE candidate_id IN ({marks})"
+                " ORDER BY id",
+                ids,
+            ):
+                records.setdefault(g["candidate_id"], []).append(_record(g))
+                yield audit_view(g)
+            for b in range(0, len(ids), self.block):
+                items = [
+                    _item_of_row(rows[cid], records.get(cid, [])) for cid in ids[b : b + self.block]
+                ]
+                self.kept += [tuple(i[f] for f in _KEPT) for i in items]
+                self.details.append(
+                    _pack([{f: v for f, v in i.items() if f not in INDEX_FIELDS} for i in items])
+                )
+        # gate results of no stored candidate count in the audit (as `audit_rows` has them)
+        for g in self.store.query(
+            f"SELECT {_GATE_COLUMNS} FROM gate_results"
+            " WHERE candidate_id NOT IN (SELECT id FROM candidates) ORDER BY id"
+        ):
+            yield audit_view(g)
+
+    def payload(self, statuses: dict[str, str], fh: Any) -> dict[str, Any]:
+        """The item data as `pack_items` has it, the index compressed as a stream; each
+        item's ITEMS_CSV_FIELDS written to `fh` as CSV."""
+        writer = csv.writer(fh)
+        writer.writerow(ITEMS_CSV_FIELDS)
+        index = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)  # 31: a gzip stream
+        chunks = [index.compress(b"[")]
+        for k in range(0, len(self.kept), self.block):
+            entries = [
+                dict(zip(_KEPT, kept, strict=True)) | {"status": statuses[kept[0]]}
+                for kept in self.kept[k : k + self.block]
+            ]
+            writer.writerows([_csv_cell(e.get(f)) for f in ITEMS_CSV_FIELDS] for e in entries)
+            raw = _json_bytes([{f: e[f] for f in INDEX_FIELDS} for e in entries])
+            chunks.append(index.compress((b"," if k else b"") + raw[1:-1]))
+        chunks += [index.compress(b"]"), index.flush()]
+        return {
+            "encoding": "gzip+base64",
+            "count": len(self.kept),
+            "block": DETAIL_BLOCK,
+            "index": base64.b64encode(b"".join(chunks)).decode("ascii"),
+            "details": self.details,
+        }
+
+
+#: `_ItemPass` reads this many blocks of candidates per query (fewer statements).
+_READ_BLOCKS = 4
+#: Candidate columns the audit does not read (`audit_candidates` leaves them out).
+_NOT_AUDITED = frozenset({"k", "solution", "generator", "answer_value"})
+
+
+def _statuses(latest: Latest) -> dict[str, str]:
+    """Each candidate's status (`scigate.store.candidate_status`) as `browser_items` has it."""
+    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
+    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    return defaultdict(
+        lambda: candidate_status({}, screens=screens, any_solve=any_solve),
+        {
+            cid: candidate_status(per, screens=screens, any_solve=any_solve)
+            for cid, per in latest.items()
+        },
+    )
+
+
+def _csv_cell(value: Any) -> str:
+    """A CSV cell; text a spreadsheet would read as a formula (=, +, -, @, tab, CR first)
+    gets a leading apostrophe (questions and families are model-written)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def runs_with_executors(store: Any) -> list[dict[str, Any]]:
@@ -129,27 +265,51 @@ def browser_items(
     cands = candidates if candidates is not None else store.candidates()
     screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    items = []
-    for c in sorted(cands, key=lambda c: (c.created_at, c.id)):
-        st = candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve)
-        items.append(
-            {
-                "id": c.id,
-                "family": c.family or "",
-                "status": st,
-                "question": c.question,
-                "options": c.options,
-                "answer": c.answer,
-                "solution": c.solution,
-                "duplicate_of": c.duplicate_of,
-                "generator": c.generator or "",
-                "gates": sorted(
-                    records.get(c.id, []),
-                    key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
-                ),
-            }
+    return [
+        _item(
+            c,
+            candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve),
+            records.get(c.id, []),
         )
-    return items
+        for c in sorted(cands, key=lambda c: (c.created_at, c.id))
+    ]
+
+
+def _item(c: CandidateRecord, status: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One candidate's record in the item browser (`records`: its gate records, id order)."""
+    return {
+        "id": c.id,
+        "family": c.family or "",
+        "status": status,
+        "question": c.question,
+        "options": c.options,
+        "answer": c.answer,
+        "solution": c.solution,
+        "duplicate_of": c.duplicate_of,
+        "generator": c.generator or "",
+        "gates": sorted(
+            records,
+            key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
+        ),
+    }
+
+
+def _item_of_row(row: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """`_item` of a candidate row (status left out: `_ItemPass` adds it to the index)."""
+    return {
+        "id": row["id"],
+        "family": row["family"] or "",
+        "question": row["question"],
+        "options": row["options"],
+        "answer": row["answer"],
+        "solution": row["solution"],
+        "duplicate_of": row["duplicate_of"],
+        "generator": row["generator"] or "",
+        "gates": sorted(
+            records,
+            key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
+        ),
+    }
 
 
 def _record(g: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +326,19 @@ def _record(g: dict[str, Any]) -> dict[str, Any]:
 
 
 def _slim(detail: dict[str, Any]) -> dict[str, Any]:
-    """Gate details without bulky transcripts (kept in the database)."""
+    """Gate details without bulky transcripts (kept in the database). Details with
+    nothing to cut are returned as they are (the records are only serialized)."""
+    calls = detail.get("calls") if isinstance(detail, dict) else None
+    if (
+        isinstance(detail, dict)
+        and "transcript_tail" not in detail
+        and (calls is None or isinstance(calls, list))
+        and all(
+            type(c) is dict and not (type(c.get("reply")) is str and len(c["reply"]) > REPLY_CHARS)
+            for c in calls or ()
+        )
+    ):
+        return detail
     out = dict(detail)
     out.pop("transcript_tail", None)
     calls = []
@@ -180,7 +352,13 @@ def _slim(detail: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dict) -> str:
+def render_html(
+    result: Audit,
+    items: list[dict] | dict[str, Any],
+    runs: list[dict],
+    summary: dict,
+    items_csv: str | None = None,
+) -> str:
     """Render the template with inline charts and the embedded item data.
 
     Every value is HTML-escaped (autoescape on for every template, whatever its name):
@@ -188,7 +366,9 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     and models. The template's only `|safe` values are the SVG charts (`_charts`
     escapes each label), the item data (base64 in JSON, `<` written as `\\u003c`) and
     the bundled KaTeX (`_katex`); the page's script escapes whatever it puts into the
-    item browser, and KaTeX typesets that escaped text with `trust` off (no links)."""
+    item browser, and KaTeX typesets that escaped text with `trust` off (no links).
+    `items` is the item list or its payload, already packed (`pack_item_blocks`);
+    `items_csv` names the complete item list written beside the page, if any."""
     env = Environment(loader=PackageLoader("scigate.gate", "templates"), autoescape=True)
     f = result.funnel
     funnel_rows: list[tuple[str, float]] = [
@@ -235,14 +415,16 @@ def render_html(result: Audit, items: list[dict], runs: list[dict], summary: dic
     }
     charts |= _pool_and_gate_charts(result)
     # The payload is ASCII (base64); "<" as \u003c would keep "</script>" from ending the block.
-    data_json = json.dumps(pack_items(items)).replace("<", "\\u003c")
+    payload = items if isinstance(items, dict) else pack_items(items)
+    data_json = json.dumps(payload).replace("<", "\\u003c")
     return env.get_template("report.html.j2").render(
         a=result,
         f=f,
         runs=runs,
         charts=charts,
         items_json=data_json,
-        n_items=len(items),
+        n_items=payload["count"],
+        items_csv=items_csv,
         summary=summary,
         version=__version__,
         executor_text=executor_text,
@@ -282,14 +464,33 @@ def pack_items(items: list[dict[str, Any]]) -> dict[str, Any]:
     holds the other fields in blocks of `block` items, in the same order, so the page
     decompresses a block only when one of its items is opened.
     """
-    index = [{k: item.get(k) for k in INDEX_FIELDS} for item in items]
-    rest = [{k: v for k, v in item.items() if k not in INDEX_FIELDS} for item in items]
+    blocks = (items[k : k + DETAIL_BLOCK] for k in range(0, len(items), DETAIL_BLOCK))
+    return pack_item_blocks(blocks, len(items))
+
+
+def pack_item_blocks(blocks: Iterable[list[dict[str, Any]]], count: int) -> dict[str, Any]:
+    """`pack_items` of the items given DETAIL_BLOCK at a time (the last block may be
+    shorter): each block is packed as it comes and the index is compressed as a stream,
+    so only one block's items are held."""
+    index = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)  # 31: a gzip stream
+    chunks: list[bytes] = [index.compress(b"[")]
+    details = []
+    first = True
+    for items in blocks:
+        if items:  # one dumps per block: the list's brackets off, its items comma-joined
+            entries = _json_bytes([{k: item.get(k) for k in INDEX_FIELDS} for item in items])
+            chunks.append(index.compress((b"" if first else b",") + entries[1:-1]))
+            first = False
+        details.append(
+            _pack([{k: v for k, v in i.items() if k not in INDEX_FIELDS} for i in items])
+        )
+    chunks += [index.compress(b"]"), index.flush()]
     return {
         "encoding": "gzip+base64",
-        "count": len(items),
+        "count": count,
         "block": DETAIL_BLOCK,
-        "index": _pack(index),
-        "details": [_pack(rest[k : k + DETAIL_BLOCK]) for k in range(0, len(rest), DETAIL_BLOCK)],
+        "index": base64.b64encode(b"".join(chunks)).decode("ascii"),
+        "details": details,
     }
 
 
@@ -310,8 +511,12 @@ def embedded_items(html: str) -> list[dict[str, Any]]:
     return unpack_items(json.loads(found.group(1)))
 
 
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def _pack(value: Any) -> str:
-    raw = json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")).encode()
+    raw = _json_bytes(value)
     return base64.b64encode(gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)).decode("ascii")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -105,23 +106,55 @@ def similar_clusters(sets: list[frozenset[str]], threshold: float) -> list[list[
 
 
 def text_clusters(texts: Iterable[str], threshold: float) -> list[list[int]]:
-    """`similar_clusters` of the `tokens` of each text, without a frozenset per text.
-
-    The texts are read one at a time (an iterator of database rows will do): only the
-    token ids are kept, a few bytes per token instead of a Python set per question.
-    """
+    """`similar_clusters` of the `tokens` of each text, without a frozenset per text
+    (see `TokenRows`)."""
     if not 0 < threshold <= 1:
         raise ValueError("threshold must be in (0, 1]")
-    vocab: dict[str, int] = {}
-    sizes: list[int] = []
-    ids: list[int] = []
-    for text in texts:
-        row = {vocab.setdefault(t, len(vocab)) for t in _TOKEN.findall(text.lower())}
-        sizes.append(len(row))
-        ids.extend(row)
-    return _components_of(
-        np.array(sizes, dtype=np.int64), np.array(ids, dtype=np.int64), len(vocab), threshold
-    )
+    return TokenRows.of(texts).clusters(threshold)
+
+
+class TokenRows:
+    """The token ids of a list of texts: each text's distinct tokens as vocabulary ids,
+    concatenated (8 bytes a token instead of a Python set per text). Tokenized once, the
+    rows give the clusters of all texts and of any subset (`subset`) without re-reading."""
+
+    def __init__(self, sizes: np.ndarray, ids: np.ndarray, vocab: int) -> None:
+        self.sizes, self.ids, self.vocab = sizes, ids, vocab
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> TokenRows:
+        """Tokenize the texts, read one at a time (an iterator of database rows will do)."""
+        vocab: dict[str, int] = {}
+        sizes = array("q")
+        ids = array("q")
+        for text in texts:
+            row = {vocab.setdefault(t, len(vocab)) for t in _TOKEN.findall(text.lower())}
+            sizes.append(len(row))
+            ids.extend(row)
+        return cls(
+            np.frombuffer(sizes, dtype=np.int64).copy() if sizes else np.zeros(0, np.int64),
+            np.frombuffer(ids, dtype=np.int64).copy() if ids else np.zeros(0, np.int64),
+            len(vocab),
+        )
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def subset(self, rows: Iterable[int]) -> TokenRows:
+        """The rows at the given positions, in that order (same vocabulary)."""
+        pick = np.fromiter(rows, dtype=np.int64)
+        start = np.zeros(len(self.sizes) + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=start[1:])
+        lens = self.sizes[pick]
+        total = int(lens.sum())
+        offset = np.repeat(start[pick] - (np.cumsum(lens) - lens), lens)
+        return TokenRows(lens, self.ids[offset + np.arange(total)], self.vocab)
+
+    def clusters(self, threshold: float) -> list[list[int]]:
+        """`similar_clusters` of the rows (positions in this object), largest first."""
+        if not 0 < threshold <= 1:
+            raise ValueError("threshold must be in (0, 1]")
+        return _components_of(self.sizes, self.ids, self.vocab, threshold)
 
 
 def _components_of(
@@ -164,7 +197,7 @@ def _components_of(
 
 
 #: Pairs generated (and verified) per batch in `similar_clusters`: bounds the memory.
-_BATCH = 1 << 22
+_BATCH = 1 << 20
 #: Bitsets (popcount) count overlaps up to this many 64-bit words per set; sparse rows beyond.
 _MAX_WORDS = 256
 #: At most this many rounds of pass (2) (each is linear; two or three usually suffice).
@@ -200,6 +233,7 @@ class _TokenIndex:
         prefix_len = np.where(sizes > 0, sizes - need + 1, 0)
         in_prefix = np.arange(total) - start[rows] < prefix_len[rows]
         self.prefix_items, self.prefix_tokens = rows[in_prefix], ids[in_prefix]
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
         # Tokens in one set only can never be shared: the overlap counter leaves them out.
         once = int(np.count_nonzero(df < 2))
         shared = ids >= once
@@ -254,10 +288,13 @@ class _TokenIndex:
         return np.stack([i[sim], j[sim]])
 
     def _by_size(self) -> tuple[np.ndarray, np.ndarray]:
-        """The prefix entries (items, tokens) ordered by token, then size, then item."""
-        items, toks = self.prefix_items, self.prefix_tokens
-        order = np.lexsort((items, self.sizes[items], toks))
-        return items[order], toks[order]
+        """The prefix entries (items, tokens) ordered by token, then size, then item
+        (sorted once: every merge round reads them)."""
+        if self._sorted is None:
+            items, toks = self.prefix_items, self.prefix_tokens
+            order = np.lexsort((items, self.sizes[items], toks))
+            self._sorted = items[order], toks[order]
+        return self._sorted
 
     def neighbour_pairs(self) -> np.ndarray:
         """Each item paired with the next one in each of its prefix tokens' lists (by size)."""
@@ -309,10 +346,10 @@ class _TokenIndex:
             src = np.repeat(np.arange(a, b), c)
             g = lo[src] + np.arange(total) - np.repeat(np.cumsum(c) - c, c)
             g += g >= own[src]  # skip the entry's own group
-            keys.append(np.unique(items[src] * k + g_part[g]))
+            keys.append(_sorted_unique(items[src] * k + g_part[g]))
         if not keys:
             return np.zeros(0, dtype=np.int64)
-        key = np.unique(np.concatenate(keys))
+        key = _sorted_unique(np.concatenate(keys))
         x, q = key // k, key % k
         bound = self._overlaps(x, q, self._part_unions(part, k))
         return key[bound >= np.ceil(self.threshold * self.sizes[x] - _EPS)]
@@ -387,6 +424,13 @@ def _popcount_rows(words: np.ndarray) -> np.ndarray:
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(words).sum(axis=1, dtype=np.int64)
     return _BYTE_BITS[words.view(np.uint8)].sum(axis=1, dtype=np.int64)
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """`np.unique` of an integer array by sorting (numpy 2's hash-based unique is up to
+    20x slower on mostly distinct values)."""
+    keys = np.sort(keys)
+    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if len(keys) else keys
 
 
 def _unique_pairs(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
