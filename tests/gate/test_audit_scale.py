@@ -92,7 +92,7 @@ def test_item_pass_in_small_blocks_reads_what_the_whole_database_gives(scale_db)
     assert list(latest) == list(latest_results(store, audit_rows(store)))  # same order
     assert items.candidates() == audit_candidates(store)
     listed = io.StringIO()
-    payload = items.payload(_statuses(latest), listed)
+    payload = items.payload(_statuses(store, latest), listed)
     assert len(payload["details"]) == 43
     assert unpack_items(payload) == json.loads(json.dumps(browser_items(store), default=str))
     assert len(listed.getvalue().splitlines()) == 301

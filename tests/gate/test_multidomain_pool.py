@@ -8,6 +8,7 @@ Python pool (surviving_candidates, db_funnel, the export) and in v_candidate_sta
 
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
 from pathlib import Path
@@ -21,6 +22,7 @@ from scigate.gate._audit import (
     surviving_candidates,
 )
 from scigate.gate._export import accepted_records, export_release
+from scigate.gate._report import browser_items, build_report
 from scigate.store import CandidateRecord, Store
 
 from ._dbfactory import options_for
@@ -109,6 +111,14 @@ def test_each_domain_releases_its_own_survivors(tmp_path: Path) -> None:
             ids[4]: "rejected-screen",
             ids[5]: "accepted",
         }
+        # the HTML report's item browser shows the same statuses (it once held every
+        # candidate to every screen of the database: chemistry ones showed "pending")
+        assert {i["id"]: i["status"] for i in browser_items(store)} == status
+        report = build_report(store, tmp_path / "report")
+        summary = json.loads(report.summary.read_text())
+        assert summary["audit"]["pool_size"] == 3
+        shown = {r["id"]: r["status"] for r in csv.DictReader(report.items.open())}
+        assert shown == status
         records = accepted_records(store)
         assert [r["id"] for r in records] == expected
         assert [r["tool_gate"] for r in records] == ["passed", "not run", "not run"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
 
 PALETTE = ["#3b6ea8", "#e07b39", "#5a9e6f", "#b5525c", "#8a6bb5", "#c2a03a", "#4aa3a8"]
 
 
 def hbar(
-    rows: list[tuple[str, float]], *, width: int = 560, unit: str = "", colour: str = PALETTE[0]
+    rows: Sequence[tuple[str, float]], *, width: int = 560, unit: str = "", colour: str = PALETTE[0]
 ) -> str:
     """A horizontal bar chart: one labelled bar per row, value printed at its end."""
     if not rows:
@@ -35,7 +36,7 @@ def hbar(
 
 
 def columns(
-    counts: dict[str, float | None],
+    counts: Mapping[str, float | None],
     *,
     width: int = 300,
     height: int = 150,

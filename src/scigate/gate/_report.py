@@ -10,7 +10,7 @@ import json
 import re
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,12 @@ from scigate.gate._audit import (
     Latest,
     audit,
     audit_view,
+    candidate_domains,
     candidate_records,
     gate_rows,
     gc_paused,
     latest_results,
+    pool_scopes,
 )
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.gate._katex import katex_assets
@@ -71,7 +73,7 @@ def build_report(store: Any, out_dir: Path) -> ReportFiles:
         items = _ItemPass(store)
         latest = items.latest()
         result = audit(store, candidates=items.candidates(), latest=latest)
-        statuses = _statuses(latest)
+        statuses = _statuses(store, latest)
         del latest
         runs = runs_with_executors(store)
         summary = {
@@ -206,17 +208,26 @@ _READ_BLOCKS = 4
 _NOT_AUDITED = frozenset({"k", "solution", "generator", "answer_value"})
 
 
-def _statuses(latest: Latest) -> dict[str, str]:
-    """Each candidate's status (`scigate.store.candidate_status`) as `browser_items` has it."""
-    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
+def _status_of(store: Any, latest: Latest) -> Callable[[str], str]:
+    """candidate id -> its status (`scigate.store.candidate_status`), each candidate held
+    to the screens and tool gate of its own domain when the database has several, as
+    `v_candidate_status` and the release pool (`pool_scopes`) hold it."""
+    screens = sorted({k[1] for per in latest.values() for k in per if k[0] == "screen"})
+    domains = candidate_domains(store)
+    scope = pool_scopes(latest, screens, domains.keys() | latest.keys(), domains)
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
-    return defaultdict(
-        lambda: candidate_status({}, screens=screens, any_solve=any_solve),
-        {
-            cid: candidate_status(per, screens=screens, any_solve=any_solve)
-            for cid, per in latest.items()
-        },
-    )
+
+    def status(cid: str) -> str:
+        own, solve = scope.get(cid, (screens, any_solve))
+        return candidate_status(latest.get(cid, {}), screens=len(own), any_solve=solve)
+
+    return status
+
+
+def _statuses(store: Any, latest: Latest) -> dict[str, str]:
+    """Each candidate's status as `browser_items` has it (`_status_of`)."""
+    status = _status_of(store, latest)
+    return defaultdict(lambda: status(""), {cid: status(cid) for cid in latest})
 
 
 def _csv_cell(value: Any) -> str:
@@ -263,14 +274,9 @@ def browser_items(
             records.setdefault(g["candidate_id"], []).append(_record(g))
     latest = latest if latest is not None else latest_results(store)
     cands = candidates if candidates is not None else store.candidates()
-    screens = len({k for per in latest.values() for k in per if k[0] == "screen"})
-    any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
+    status = _status_of(store, latest)
     return [
-        _item(
-            c,
-            candidate_status(latest.get(c.id, {}), screens=screens, any_solve=any_solve),
-            records.get(c.id, []),
-        )
+        _item(c, status(c.id), records.get(c.id, []))
         for c in sorted(cands, key=lambda c: (c.created_at, c.id))
     ]
 
