@@ -52,9 +52,9 @@ def test_cli_eval_on_ray_equals_local_and_the_driver_records_every_call(ray_exec
     assert counts[0] == counts[1] > 0
 
 
-def _stable(rows: list[dict]) -> list[dict]:
+def _stable(rows: list) -> list[dict]:
     timing = ("wall_seconds", "model_free_seconds", "latency")
-    return [{k: v for k, v in r.items() if k not in timing} for r in rows]
+    return [{k: v for k, v in r.record().items() if k not in timing} for r in rows]
 
 
 async def test_evo_on_ray_equals_evo_here_and_its_tool_calls_run_on_the_workers(
