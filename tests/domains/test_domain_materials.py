@@ -269,3 +269,63 @@ def test_the_self_check_uses_the_warm_run_and_catches_a_mismatch(tmp_path, monke
         monkeypatch.setattr(gen.worker, "run", one_digit_more)
         with pytest.raises(ScigateError, match=r"solution\.py printed"):
             gen.generate(2, tmp_path / "c2")
+
+
+def _printed(source: str) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "solution.py", "exec"), {"__name__": "__main__"})
+    return out.getvalue().strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prototype", FAMILIES.get("voronoi_volume").NON_TRIVIAL)
+def test_the_stated_voronoi_cutoff_gives_the_default_cutoff_volumes(prototype):
+    """The question states a 6 Å cut-off and the solution tessellates all sites at once
+    (10-15x faster); for every prototype the family draws, the mean volume equals the one
+    of pymatgen's default (13 Å, one site at a time) to 1e-9 Å³, so the stated cut-off
+    changes the cost, never the quantity."""
+    module = FAMILIES.get("voronoi_volume")
+    params = {
+        **module.draw_params(random.Random(0)),
+        **{k: v for k, v in _draw_prototype(prototype).items()},
+        "decimals": 9,
+    }
+    for element in sorted({el for el, _ in params["sites"]}):
+        stated = FAMILIES.render("voronoi_volume", {**params, "element": element})
+        assert f"VoronoiNN(cutoff={module.CUTOFF})" in stated
+        assert "get_all_voronoi_polyhedra" in stated
+        default = stated.replace(f"VoronoiNN(cutoff={module.CUTOFF})", "VoronoiNN()").replace(
+            "voronoi.get_all_voronoi_polyhedra(structure)",
+            "[voronoi.get_voronoi_polyhedra(structure, i) for i in range(len(structure))]",
+        )
+        assert default != stated
+        assert _printed(stated) == _printed(default), (prototype, element)
+
+
+def _draw_prototype(name: str) -> dict:
+    from scigate.domains.materials.templates._structures import draw_structure
+
+    return draw_structure(random.Random(1), names=[name])
+
+
+@pytest.mark.slow
+def test_a_voronoi_template_solution_passes_the_dependence_check_and_a_constant_fails(tmp_path):
+    """The template's `get_all_voronoi_polyhedra` is scaled by the dependence hook: its
+    correct solution passes gate 1b; the same script printing its value as a constant
+    (pymatgen still builds and tessellates the crystal) is rejected."""
+    params = {**FAMILIES.get("voronoi_volume").draw_params(random.Random(2))}
+    solution = FAMILIES.render("voronoi_volume", params)
+    printed = _printed(solution)
+    good = _gate(_candidate(tmp_path, "good", solution, printed))
+    assert good.outcome == "pass", good.reason
+    assert any("get_all_voronoi_polyhedra" in r for r in good.checks[2].perturbed)
+    # a closed form in disguise (not the printed literal, which gate 1 refuses itself)
+    constant = solution.replace(
+        'print(f"{result:', f'result = {float(printed) * 7:.8f} / 7\nprint(f"{{result:'
+    )
+    bad = _gate(_candidate(tmp_path, "constant", constant, printed))
+    assert bad.outcome == "fail" and "pymatgen-dependence" in bad.reason, bad.reason

@@ -10,8 +10,8 @@ active)`. The entry points through which a computed number reaches a script are 
 - electrostatics: `EwaldSummation.total_energy`, `real_space_energy`,
   `reciprocal_space_energy`, `point_energy` and `get_site_energy`;
 - bond valence: `calculate_bv_sum` and `calculate_bv_sum_unordered`;
-- Voronoi: `VoronoiNN.get_voronoi_polyhedra` (every float of the polyhedra: volumes,
-  areas, solid angles, distances);
+- Voronoi: `VoronoiNN.get_voronoi_polyhedra` and `get_all_voronoi_polyhedra` (every float
+  of the polyhedra: volumes, areas, solid angles, distances);
 - geometry: `Structure.density`, `Structure.volume`, `Lattice.volume`, `Lattice.d_hkl`,
   `Structure.get_distance` and `Composition.weight`.
 
@@ -143,9 +143,6 @@ def install(token="", active=True):
     with contextlib.suppress(ImportError, AttributeError):
         from pymatgen.analysis.local_env import VoronoiNN
 
-        _patch(
-            VoronoiNN,
-            "get_voronoi_polyhedra",
-            lambda fn: _wrap_value(fn, "VoronoiNN.get_voronoi_polyhedra"),
-        )
+        for name in ("get_voronoi_polyhedra", "get_all_voronoi_polyhedra"):
+            _patch(VoronoiNN, name, lambda fn, n=name: _wrap_value(fn, f"VoronoiNN.{n}"))
     _sweep()
