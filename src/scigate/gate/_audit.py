@@ -40,7 +40,7 @@ from scigate.gate._rejections import RejectionBreakdown, rejection_breakdown
 from scigate.gate._similarity import TokenRows, text_clusters
 from scigate.gate._transfer import TransferAudit, solver_transfer
 from scigate.gate._values import value_rank
-from scigate.store import CandidateRecord
+from scigate.store import CandidateRecord, Store
 
 JACCARD_THRESHOLD = 0.7
 
@@ -109,7 +109,7 @@ class Audit(BaseModel):
 
 
 def audit(
-    store: Any,
+    store: Store,
     *,
     candidates: list[CandidateRecord] | None = None,
     latest: Latest | None = None,
@@ -126,7 +126,7 @@ def audit(
     return result
 
 
-def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
+def _audit(store: Store, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
     cand_list = candidates if candidates is not None else audit_candidates(store)
     cands = {c.id: c for c in cand_list}
     latest = latest if latest is not None else latest_results(store, audit_rows(store))
@@ -197,7 +197,7 @@ def _audit(store: Any, candidates: list[CandidateRecord] | None, latest: Latest 
 
 
 def by_domain(
-    store: Any,
+    store: Store,
     cands: dict[str, CandidateRecord],
     latest: Latest,
     screens: list[str],
@@ -252,7 +252,7 @@ def by_domain(
 
 
 def _pool_and_gate_audits(
-    store: Any,
+    store: Store,
     cands: dict[str, CandidateRecord],
     latest: Latest,
     ids: list[str],
@@ -264,10 +264,7 @@ def _pool_and_gate_audits(
     (`rank_of`: value ranks already computed, by candidate id)."""
     known = rank_of or {}
     # generation rounds only: a rescreen's rows are not rejections of generated candidates
-    attempts = store.query(
-        "SELECT candidate_id, status, reason FROM attempts"
-        " WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate') ORDER BY id"
-    )
+    attempts = store.gate_run_attempt_outcomes()
     return {
         "pool_letter_distribution": letter_counts(pool),
         "pool_value_rank_distribution": rank_counts(
@@ -315,25 +312,14 @@ def _jaccard_groups(questions: Iterable[str]) -> list[list[int]]:
     return text_clusters(questions, JACCARD_THRESHOLD)
 
 
-def audit_candidates(store: Any, *, solutions: bool = False) -> list[CandidateRecord]:
+def audit_candidates(store: Store, *, solutions: bool = False) -> list[CandidateRecord]:
     """Every candidate, oldest first, with what the audit reads: no solution, no meta
     (the bulk of a candidate's record), read PAGE rows per query. `solutions` adds the
     solution, generator and answer value (what the report's item browser shows)."""
     out: list[CandidateRecord] = []
-    last = -1
-    extra = ", solution, generator, answer_value" if solutions else ""
-    while True:
-        page = store.query(
-            "SELECT rowid AS k, id, run_id, question, options, answer, family, duplicate_of,"
-            f" created_at{extra} FROM candidates WHERE rowid > ? ORDER BY rowid LIMIT ?",
-            (last, PAGE),
-        )
-        if not page:
-            return out
-        last = page[-1].pop("k")
-        for row in page:
-            row.pop("k", None)
+    for page in store.candidate_pages(PAGE, solutions=solutions):
         out += candidate_records(page)
+    return out
 
 
 def candidate_records(rows: Iterable[dict[str, Any]]) -> Iterator[CandidateRecord]:
@@ -343,12 +329,9 @@ def candidate_records(rows: Iterable[dict[str, Any]]) -> Iterator[CandidateRecor
         yield CandidateRecord.model_validate(row)
 
 
-def gate_rows(store: Any) -> list[dict[str, Any]]:
+def gate_rows(store: Store) -> list[dict[str, Any]]:
     """Every gate result with its detail decoded, in insertion (id) order (one query)."""
-    return store.query(
-        "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
-        " created_at FROM gate_results ORDER BY id"
-    )
+    return store.gate_result_rows()
 
 
 #: Gate results read per query by `gate_pages` (bounds how many are decoded at once).
@@ -359,19 +342,9 @@ _CALL_KEYS = ("order", "chosen_letter", "correct")
 _SHARED = ("run_id", "gate", "screen", "outcome", "reason")
 
 
-def gate_pages(store: Any) -> Iterator[list[dict[str, Any]]]:
+def gate_pages(store: Store) -> Iterator[list[dict[str, Any]]]:
     """The gate results as `gate_rows` has them, PAGE rows per query (keyset paging)."""
-    last = None
-    while True:
-        page = store.query(
-            "SELECT id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds,"
-            " created_at FROM gate_results WHERE id > ? ORDER BY id LIMIT ?",
-            (-1 if last is None else last, PAGE),
-        )
-        if not page:
-            return
-        yield page
-        last = page[-1]["id"]
+    return store.gate_result_pages(PAGE)
 
 
 def audit_view(row: dict[str, Any]) -> dict[str, Any]:
@@ -423,13 +396,13 @@ def _shared_call(call: dict[str, Any]) -> dict[str, Any]:
     return shared
 
 
-def audit_rows(store: Any) -> Iterator[dict[str, Any]]:
+def audit_rows(store: Store) -> Iterator[dict[str, Any]]:
     """Every gate result in id order as `audit_view` has it, read page by page."""
     for page in gate_pages(store):
         yield from (audit_view(g) for g in page)
 
 
-def latest_results(store: Any, rows: Iterable[dict[str, Any]] | None = None) -> Latest:
+def latest_results(store: Store, rows: Iterable[dict[str, Any]] | None = None) -> Latest:
     """candidate id -> (gate, screen) -> the most recent gate result (one query).
 
     `rows` (from `gate_rows` or `audit_rows`, any iterable) may be passed in instead.
@@ -476,14 +449,13 @@ def surviving_candidates(
     ]
 
 
-def candidate_domains(store: Any, cands: Iterable[str] | None = None) -> dict[str, str]:
+def candidate_domains(store: Store, cands: Iterable[str] | None = None) -> dict[str, str]:
     """candidate id -> the domain of the run that produced it ("" when none recorded)."""
-    rows = store.query(
-        "SELECT c.id AS id, COALESCE(r.domain, '') AS domain FROM candidates c"
-        " LEFT JOIN runs r ON r.id = c.run_id"
-    )
-    wanted = None if cands is None else set(cands)
-    return {r["id"]: r["domain"] for r in rows if wanted is None or r["id"] in wanted}
+    domains = store.candidate_run_domains()
+    if cands is None:
+        return domains
+    wanted = set(cands)
+    return {cid: domain for cid, domain in domains.items() if cid in wanted}
 
 
 def pool_scopes(
@@ -532,18 +504,16 @@ def _outcome(latest: Latest, cid: str, gate: str, screen: str) -> str | None:
     return None if g is None else g["outcome"]
 
 
-def screens_in_order(store: Any) -> list[str]:
+def screens_in_order(store: Store) -> list[str]:
     """Screens in the order the runs applied them (first appearance)."""
     order: list[str] = []
     for run in sorted(store.runs(), key=lambda r: r.get("created_at") or 0):
         for s in (run.get("config") or {}).get("screens", []) or []:
             if s not in order:
                 order.append(s)
-    for row in store.query(
-        "SELECT screen FROM gate_results WHERE gate = 'screen' GROUP BY screen ORDER BY MIN(id)"
-    ):
-        if row["screen"] not in order:
-            order.append(row["screen"])
+    for screen in store.screens_by_first_result():
+        if screen not in order:
+            order.append(screen)
     return order
 
 
@@ -629,34 +599,20 @@ def _agreement(screens: list[str], latest: Latest, verified_ids: list[str]) -> l
 _ROLE_OF_GATE = {"screen": "screen", "solve": "solver"}
 
 
-def cost_by_gate(store: Any) -> list[dict[str, Any]]:
+def cost_by_gate(store: Store) -> list[dict[str, Any]]:
     """Seconds (and agent-hours), calls, tokens and cost per gate and per model role.
 
     Generation time is the generator's own working time; a gate's time is the sum of its results'
     seconds. Model calls are matched to a gate by role and spec; calls that match no gate
     (other roles, other specs) get rows of their own so no token is left out.
     """
-    rows = store.query(
-        "SELECT gate, screen, COUNT(*) AS n, SUM(seconds) AS seconds FROM gate_results "
-        "GROUP BY gate, screen ORDER BY MIN(id)"
-    )
-    calls = {
-        (r["role"], r["spec"]): r
-        for r in store.query(
-            "SELECT role, spec, COUNT(*) AS calls, SUM(input_tokens) AS input_tokens,"
-            " SUM(output_tokens) AS output_tokens, SUM(cost) AS cost,"
-            " SUM(CASE WHEN cost IS NULL THEN 1 ELSE 0 END) AS unpriced,"
-            " SUM(latency) AS latency FROM model_calls GROUP BY role, spec ORDER BY MIN(id)"
-        )
-    }
+    rows = store.gate_result_totals()
+    calls = {(r["role"], r["spec"]): r for r in store.model_call_totals()}
     used: set[tuple[str, str]] = set()
     out = []
     # The generator's own time (gen_seconds) in the generation runs, never the round's
     # wall time (queueing and later gates) nor rescreen rows.
-    gen = store.query(
-        "SELECT COUNT(*) AS n, SUM(gen_seconds) AS seconds FROM attempts"
-        " WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate')"
-    )[0]
+    gen = store.gate_run_generation_time()
     gen_keys = [k for k in calls if k[0] == "generator"]
     used.update(gen_keys)
     out.append(
@@ -695,7 +651,7 @@ def _cost_row(gate: str, spec: str, n: int, seconds: float, calls: list[dict]) -
     }
 
 
-def _rescreens(store: Any) -> list[dict[str, Any]]:
+def _rescreens(store: Store) -> list[dict[str, Any]]:
     """One funnel per post-generation rescreen run (the paper's Table 4)."""
     from scigate.gate._funnel import rescreen_funnels
 
@@ -703,14 +659,10 @@ def _rescreens(store: Any) -> list[dict[str, Any]]:
 
 
 def _in_loop_funnel(
-    store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+    store: Store, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
 ) -> dict[str, Any]:
     """`db_funnel` over the generation runs' own gate results and screens (no rescreen)."""
-    other = store.query(
-        "SELECT COUNT(*) AS n FROM gate_results WHERE run_id NOT IN"
-        " (SELECT id FROM runs WHERE kind = 'gate')"
-    )[0]["n"]
-    if other:
+    if store.non_gate_run_result_count():
         gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
         latest = latest_results(store, (g for g in audit_rows(store) if g["run_id"] in gate_runs))
     in_loop = {
@@ -725,7 +677,7 @@ def _in_loop_funnel(
 
 
 def db_funnel(
-    store: Any, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+    store: Store, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
 ) -> dict[str, Any]:
     """generated, verified, each screen (sequential), solved, unique over the database.
 
@@ -749,11 +701,7 @@ def db_funnel(
     solved = [c for c in alive if _solved(latest, c)]
     final = [c for c in alive if not scope[c][1] or _solved(latest, c)]
     pool = dedupe_by_question(final, cands)
-    counts = store.query(
-        "SELECT COUNT(*) AS n, SUM(status = 'generator-failed') AS failed,"
-        " SUM(status = 'rejected-duplicate') AS near FROM attempts"
-        " WHERE run_id IN (SELECT id FROM runs WHERE kind = 'gate')"  # rounds, not rescreens
-    )[0]
+    counts = store.gate_run_attempt_counts()  # rounds, not rescreens
     failed_gen = counts["failed"] or 0
     return {
         "attempts": max(counts["n"] or 0, len(cands) + failed_gen),

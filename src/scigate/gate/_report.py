@@ -35,7 +35,7 @@ from scigate.gate._audit import (
 from scigate.gate._charts import PALETTE, columns, hbar
 from scigate.gate._katex import katex_assets
 from scigate.gate._workers import distinct_executors, executor_text
-from scigate.store import CandidateRecord, candidate_status
+from scigate.store import CandidateRecord, Store, candidate_status
 
 #: Screen replies are cut to this many characters in the report (the database keeps them whole).
 REPLY_CHARS = 1200
@@ -58,7 +58,7 @@ class ReportFiles(BaseModel):
     items: Path | None = None
 
 
-def build_report(store: Any, out_dir: Path) -> ReportFiles:
+def build_report(store: Store, out_dir: Path) -> ReportFiles:
     """Audit the database and write report.html and summary.json into `out_dir`."""
     if out_dir.exists() and not out_dir.is_dir():
         raise BadInput(f"--out must be a directory, not the file {out_dir}")
@@ -99,13 +99,6 @@ ITEMS_CSV = "items.csv"
 ITEMS_CSV_FIELDS = ("id", "status", "family", "duplicate_of", "answer", "question")
 #: What `_ItemPass` keeps of each item until the statuses are known.
 _KEPT = ("id", "family", "question", "duplicate_of", "answer")
-_CANDIDATE_COLUMNS = (
-    "id, run_id, question, options, answer, family, duplicate_of, created_at,"
-    " solution, generator, answer_value"
-)
-_GATE_COLUMNS = (
-    "id, run_id, candidate_id, gate, screen, outcome, reason, detail, seconds, created_at"
-)
 
 
 class _ItemPass:
@@ -115,11 +108,9 @@ class _ItemPass:
     audit needs is kept (candidate records without solution, `audit_view` of each gate
     result) and, until the statuses are known, the `_KEPT` fields of each item."""
 
-    def __init__(self, store: Any, block: int = DETAIL_BLOCK) -> None:
+    def __init__(self, store: Store, block: int = DETAIL_BLOCK) -> None:
         self.store, self.block = store, block
-        self.order = [
-            r["id"] for r in store.query("SELECT id FROM candidates ORDER BY created_at, id")
-        ]
+        self.order = store.candidate_ids_by_age()
         self.kept: list[tuple[Any, ...]] = []
         self.details: list[str] = []
         self._records: list[tuple[int, CandidateRecord]] = []
@@ -128,12 +119,9 @@ class _ItemPass:
         """Read everything; the latest gate results, candidates in the order in which
         their first gate result was stored (as `latest_results` over `audit_rows`)."""
         latest = latest_results(self.store, self._views())
-        first = self.store.query(
-            "SELECT candidate_id FROM gate_results GROUP BY candidate_id ORDER BY MIN(id)"
-        )
         out: Latest = defaultdict(dict)
-        for r in first:
-            out[r["candidate_id"]] = latest[r["candidate_id"]]
+        for cid in self.store.candidate_ids_by_first_result():
+            out[cid] = latest[cid]
         return out
 
     def candidates(self) -> list[CandidateRecord]:
@@ -145,21 +133,13 @@ class _ItemPass:
         step = self.block * _READ_BLOCKS
         for k in range(0, len(self.order), step):
             ids = self.order[k : k + step]
-            marks = ",".join("?" * len(ids))
             rows = {}
-            for row in self.store.query(
-                f"SELECT rowid AS k, {_CANDIDATE_COLUMNS} FROM candidates WHERE id IN ({marks})",
-                ids,
-            ):
+            for row in self.store.candidates_with_rowid(ids):
                 rows[row["id"]] = row
                 slim = {c: v for c, v in row.items() if c not in _NOT_AUDITED}
-                self._records.append((row["k"], next(candidate_records([slim]))))
+                self._records.append((row["rowid"], next(candidate_records([slim]))))
             records: dict[str, list[dict[str, Any]]] = {}
-            for g in self.store.query(
-                f"SELECT {_GATE_COLUMNS} FROM gate_results WHERE candidate_id IN ({marks})"
-                " ORDER BY id",
-                ids,
-            ):
+            for g in self.store.gate_results_of_candidates(ids):
                 records.setdefault(g["candidate_id"], []).append(_record(g))
                 yield audit_view(g)
             for b in range(0, len(ids), self.block):
@@ -171,10 +151,7 @@ class _ItemPass:
                     _pack([{f: v for f, v in i.items() if f not in INDEX_FIELDS} for i in items])
                 )
         # gate results of no stored candidate count in the audit (as `audit_rows` has them)
-        for g in self.store.query(
-            f"SELECT {_GATE_COLUMNS} FROM gate_results"
-            " WHERE candidate_id NOT IN (SELECT id FROM candidates) ORDER BY id"
-        ):
+        for g in self.store.gate_results_without_candidate():
             yield audit_view(g)
 
     def payload(self, statuses: dict[str, str], fh: Any) -> dict[str, Any]:
@@ -205,10 +182,10 @@ class _ItemPass:
 #: `_ItemPass` reads this many blocks of candidates per query (fewer statements).
 _READ_BLOCKS = 4
 #: Candidate columns the audit does not read (`audit_candidates` leaves them out).
-_NOT_AUDITED = frozenset({"k", "solution", "generator", "answer_value"})
+_NOT_AUDITED = frozenset({"rowid", "solution", "generator", "answer_value"})
 
 
-def _status_of(store: Any, latest: Latest) -> Callable[[str], str]:
+def _status_of(store: Store, latest: Latest) -> Callable[[str], str]:
     """candidate id -> its status (`scigate.store.candidate_status`), each candidate held
     to the screens and tool gate of its own domain when the database has several, as
     `v_candidate_status` and the release pool (`pool_scopes`) hold it."""
@@ -224,7 +201,7 @@ def _status_of(store: Any, latest: Latest) -> Callable[[str], str]:
     return status
 
 
-def _statuses(store: Any, latest: Latest) -> dict[str, str]:
+def _statuses(store: Store, latest: Latest) -> dict[str, str]:
     """Each candidate's status as `browser_items` has it (`_status_of`)."""
     status = _status_of(store, latest)
     return defaultdict(lambda: status(""), {cid: status(cid) for cid in latest})
@@ -237,7 +214,7 @@ def _csv_cell(value: Any) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def runs_with_executors(store: Any) -> list[dict[str, Any]]:
+def runs_with_executors(store: Store) -> list[dict[str, Any]]:
     """Every run with the executors that ran it: `executors` holds one `executor` event's
     data per start and resume, oldest first (a resume may have run elsewhere)."""
     ran_on: dict[str, list[dict[str, Any]]] = {}
@@ -251,7 +228,7 @@ def runs_with_executors(store: Any) -> list[dict[str, Any]]:
 
 
 def browser_items(
-    store: Any,
+    store: Store,
     *,
     candidates: list[CandidateRecord] | None = None,
     latest: Latest | None = None,

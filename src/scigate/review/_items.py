@@ -59,12 +59,7 @@ def load_items(store: Store, bench: Path | None = None) -> list[Item]:
     """Every reviewable item of the database: gate candidates and bench build attempts."""
     runs = {r["id"]: r for r in store.runs()}
     items: list[Item] = []
-    rows = store.query(
-        "SELECT s.candidate_id, s.status, s.solve, s.run_id, s.family, c.question, c.meta,"
-        " c.created_at"
-        " FROM v_candidate_status s JOIN candidates c ON c.id = s.candidate_id"
-    )
-    for r in rows:
+    for r in store.candidate_statuses_with_questions():
         meta = r["meta"] or {}
         run = runs.get(r["run_id"] or "") or {}
         level = meta.get("level")
@@ -112,23 +107,14 @@ def item_kinds(store: Store, item_ids: list[str]) -> dict[str, str]:
     """id -> kind for those of `item_ids` the database holds (without loading the queue)."""
     out: dict[str, str] = {}
     for item in dict.fromkeys(item_ids):
-        if store.query("SELECT 1 FROM candidates WHERE id = ?", (item,)):
+        if store.has_candidate(item):
             out[item] = "candidate"
             continue
         run, sep, round_ = item.partition("#")
         if sep and round_.isdigit():
-            found = store.query(
-                "SELECT 1 FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.kind ="
-                " 'bench-build' AND a.run_id = ? AND a.round = ?"
-                " AND json_extract(a.detail, '$.question') IS NOT NULL",
-                (run, int(round_)),
-            )
+            found = store.has_bench_attempt(run, int(round_))
         else:
-            found = store.query(
-                "SELECT 1 FROM attempts a JOIN runs r ON r.id = a.run_id WHERE r.kind ="
-                " 'bench-build' AND json_extract(a.detail, '$.task_id') = ?",
-                (item,),
-            )
+            found = store.has_bench_task(item)
         if found:
             out[item] = "task"
     return out
@@ -255,11 +241,7 @@ def _task_detail(store: Store, item: Item, bench: Path | None) -> dict[str, Any]
         for s in d.get("screens") or []
     ]
     key = f"bench-build/{item.run_id}/{attempt['round']}/"
-    calls = store.query(  # the attempt's own calls (`_build._record` keys them so)
-        "SELECT spec, messages, response FROM model_calls"
-        " WHERE substr(call_key, 1, ?) = ? ORDER BY id",
-        (len(key), key),
-    )
+    calls = store.call_transcripts(key)  # the attempt's own (`_build._record` keys them so)
     solver_record = d.get("solver") or {}
     return {
         "question": task.get("question") or d.get("question"),

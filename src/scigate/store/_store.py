@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from scigate import _secrets
 from scigate.errors import BadInput, ScigateError
+from scigate.store._audit_reads import AuditReads
 from scigate.store._connection import check_path, connect, ensure_schema
 from scigate.store._gate_reads import GateReads
 from scigate.store._lock import RunLock, lock_run
@@ -97,7 +98,7 @@ class _RedactingConnection:
         return self.conn.execute(sql, params)
 
 
-class Store(GateReads):
+class Store(GateReads, AuditReads):
     """The SQLite (WAL) run database at `path`.
 
     `create=False` raises BadInput when the file does not exist or holds no schema yet
