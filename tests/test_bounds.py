@@ -153,3 +153,124 @@ def test_ranges_read_in_words_and_as_intervals() -> None:
     assert field_range(LoopConfig, "domain") is None
     with pytest.raises(KeyError):
         range_of(LoopConfig, "domain")
+
+
+# --- bench build: BuildConfig declares its bounds; the CLI reports them under the flags
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"n": 0}, "n must be between 1 and 1000000, got 0"),
+        ({"n": 2, "levels": [1, 7]}, "levels must be between 1 and 4, got 7"),
+        ({"n": 2, "levels": []}, "levels must hold at least 1 value(s), got []"),
+        ({"n": 2, "batch": 0}, "batch must be between 1 and 1024, got 0"),
+        ({"n": 2, "max_attempts": 0}, "max_attempts must be between 1 and 25000000, got 0"),
+        ({"n": 2, "similarity": 1.5}, "similarity must be between 0 and 1, got 1.5"),
+        ({"n": 2, "screen_calls": 0}, "screen_calls must be between 1 and 1000, got 0"),
+    ],
+)
+def test_build_config_names_its_field(settings: dict, message: str) -> None:
+    from scigate.bench import BuildConfig
+
+    with pytest.raises(BadValue) as err:
+        BuildConfig(**settings)
+    assert str(err.value) == message
+
+
+def test_bench_build_reports_a_bound_under_the_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:
+    from scigate.bench import BuildConfig
+
+    base = ["bench", "build", "--generator", "templates", "--db", str(tmp_path / "r.db"),
+            "--out", str(tmp_path / "o.jsonl")]  # fmt: skip
+    for extra, shown in [
+        (["--n", "0"], "'--n': must be between 1 and 1000000, got 0"),
+        (["--n", "2", "--batch", "0"], "'--batch': must be between 1 and 1024, got 0"),
+        (["--n", "2", "--max-attempts", "0"], "'--max-attempts': must be between 1 and"),
+        (["--n", "2", "--levels", "1,7"], "--levels must be between 1 and 4, got 7"),
+        (["--n", "2", "--levels", ","], "--levels must hold at least 1 value(s)"),
+    ]:
+        code, err = _cli(capsys, *base, *extra)
+        assert code == 2 and err.count("\n") == 1, (extra, err)
+        assert shown in err, (extra, err)
+    assert not (tmp_path / "r.db").exists()
+    # the CLI used to cap --max-attempts at 100 (its generic "attempts" rule): the record's
+    # declaration is the only one now
+    assert range_of(BuildConfig, "max_attempts").text() == "between 1 and 25000000"
+
+
+def test_bench_build_help_shows_the_declared_ranges(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "build", "--help"])
+    words = " ".join(re.sub(r"[│─╭╮╰╯]", " ", capsys.readouterr().out).split())
+    assert "(Allowed: between 1 and 1024.)" in words  # --batch
+    assert "(Allowed: each between 1 and 4.)" in words  # --levels
+
+
+# --- library errors name the library's own parameters; the CLI shows the flags
+
+
+def test_library_errors_name_parameters_not_flags(tmp_path) -> None:
+    import asyncio
+
+    from scigate.agents import EvalConfig, accumulation_checkpoints
+    from scigate.executor import make_executor
+    from scigate.gate import build_report, export_release
+
+    afile = tmp_path / "a.txt"
+    afile.write_text("keep\n")
+    cases = [
+        (lambda: make_executor("local", address="auto"), "address"),
+        (lambda: build_report(None, afile), "out_dir"),
+        (
+            lambda: asyncio.run(
+                accumulation_checkpoints(None, [], [], {}, EvalConfig(method="cot"))
+            ),
+            "method",
+        ),
+        (
+            lambda: asyncio.run(
+                accumulation_checkpoints(None, [], [], {}, EvalConfig(method="evo"))
+            ),
+            "train",
+        ),
+    ]
+    for make, field in cases:
+        with pytest.raises(BadValue) as err:
+            make()
+        assert err.value.field == field and str(err.value).startswith(f"{field} ")
+        assert "--" not in str(err.value)
+    assert afile.read_text() == "keep\n"
+    assert "release_dir" in export_release.__code__.co_varnames
+
+
+def test_the_cli_shows_those_errors_under_the_flags(
+    capsys: pytest.CaptureFixture[str], tmp_path
+) -> None:
+    from scigate.cli._app import show_error
+    from scigate.cli._executor import RayAddressOption  # noqa: F401  (declares --ray-address)
+
+    afile = tmp_path / "a.txt"
+    afile.write_text("keep\n")
+    db = tmp_path / "r.db"
+    code, _ = _cli(capsys, "gate", "run", "--db", str(db), "--generator", "templates",
+                   "--rounds", "1")  # fmt: skip
+    assert code == 0
+    code, err = _cli(capsys, "gate", "report", "--db", str(db), "--out", str(afile))
+    assert code == 2 and err.startswith("scigate: error: --out must be a directory, not the file")
+    assert show_error(BadValue("address", "needs executor 'ray', not 'local'")) == 2
+    assert capsys.readouterr().err == (
+        "scigate: error: --ray-address needs executor 'ray', not 'local'\n"
+    )
+    assert show_error(BadValue("release_dir", "must be a directory")) == 2
+    assert capsys.readouterr().err == "scigate: error: --release must be a directory\n"
+
+
+def test_one_field_is_named_by_one_flag() -> None:
+    from scigate.cli._validate import library_option
+
+    library_option(None, "--out", field="out_dir", help="again: the same flag is fine")
+    with pytest.raises(RuntimeError, match="set by both --out and --elsewhere"):
+        library_option(None, "--elsewhere", field="out_dir", help="a second flag is not")

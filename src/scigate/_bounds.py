@@ -80,12 +80,22 @@ def _num(x: float | None) -> str:
     return str(int(x)) if x is not None and float(x).is_integer() else str(x)
 
 
+def _item_metadata(annotation: Any) -> list[Any]:
+    """The declared bounds of the items of a list field (``list[Annotated[int, Ge(1)]]``):
+    a range on a list field bounds each of its values."""
+    if typing.get_origin(annotation) in (list, tuple, set, frozenset):
+        args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+        if len(args) == 1:
+            return list(getattr(args[0], "__metadata__", ()))
+    return []
+
+
 def _metadata(record_type: type, name: str) -> list[Any]:
     if issubclass(record_type, BaseModel):
         info = record_type.model_fields.get(name)
         if info is None:
             raise KeyError(f"{record_type.__name__} has no field {name!r}")
-        return list(info.metadata)
+        return list(info.metadata) + _item_metadata(info.annotation)
     hints = typing.get_type_hints(record_type, include_extras=True)
     if name not in hints:
         raise KeyError(f"{record_type.__name__} has no field {name!r}")
@@ -124,15 +134,19 @@ def _field_names(record: Any) -> list[str]:
 
 
 def check_bounds(record: Any) -> None:
-    """`BadValue` for the first field of `record` outside its declared range."""
+    """`BadValue` for the first field of `record` outside its declared range (for a list
+    field, the first of its values outside it)."""
     for name in _field_names(record):
         found = field_range(type(record), name)
         value = getattr(record, name)
-        if found is None or value is None or isinstance(value, bool):
+        if found is None or value is None:
             continue
-        reason = found.reason(value)
-        if reason:
-            raise BadValue(name, reason)
+        for item in value if isinstance(value, list | tuple | set | frozenset) else [value]:
+            if isinstance(item, bool) or not isinstance(item, int | float):
+                continue
+            reason = found.reason(item)
+            if reason:
+                raise BadValue(name, reason)
 
 
 def bad_input_of(record_type: type[BaseModel], exc: ValidationError) -> BadInput:
@@ -146,6 +160,9 @@ def bad_input_of(record_type: type[BaseModel], exc: ValidationError) -> BadInput
         reason = found.reason(value)
         if reason:
             return BadValue(name, reason)
+    if err.get("type") == "too_short" and name in record_type.model_fields:
+        least = (err.get("ctx") or {}).get("min_length", 1)
+        return BadValue(name, f"must hold at least {least} value(s), got {value!r}")
     where = ".".join(str(x) for x in loc) or record_type.__name__
     return BadInput(f"{where}: {err['msg']}")
 

@@ -228,7 +228,7 @@ def test_bad_build_input_is_one_line(tmp_path: Path) -> None:
     args = ["build", "--generator", "templates", "--n", "2", "--db", str(tmp_path / "r.db"),
             "--out", str(tmp_path / "o.jsonl")]  # fmt: skip
     bad = runner.invoke(app, [*args, "--levels", "1,7"])
-    assert bad.exit_code == 2 and "--levels takes 1, 2, 3 and/or 4" in bad.stderr
+    assert bad.exit_code == 2 and "--levels must be between 1 and 4, got 7" in bad.stderr
     worse = runner.invoke(app, [*args, "--levels", "one"])
     assert worse.exit_code == 2 and "numbers separated by commas" in worse.stderr
     cue = runner.invoke(app, [*args, "--screen", "cue/nonsense"])

@@ -147,10 +147,14 @@ def test_report_and_release_show_the_batch(tmp_path: Path) -> None:
 
 
 def test_a_batch_below_one_is_bad_input() -> None:
-    from scigate.errors import BadInput
+    from scigate.errors import BadValue
 
-    with pytest.raises(BadInput, match="--batch must be at least 1, got 0"):
-        build(BuildConfig(n=1, batch=0), ":memory:", "x.jsonl")
+    with pytest.raises(BadValue, match=r"^batch must be between 1 and 1024, got 0$"):
+        BuildConfig(n=1, batch=0)
+    config = BuildConfig(n=1)
+    config.batch = 0  # assigned after construction: `build` checks it before any work
+    with pytest.raises(BadValue, match=r"^batch must be between 1 and 1024, got 0$"):
+        build(config, ":memory:", "x.jsonl")
 
 
 def test_solver_calls_made_in_jobs_are_stored_by_the_driver(tmp_path: Path) -> None:

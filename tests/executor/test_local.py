@@ -44,8 +44,8 @@ def test_a_job_that_keeps_failing_is_an_error_with_the_reason(tmp_path):
 def test_make_executor_rejects_bad_names():
     with pytest.raises(BadInput, match="unknown executor"):
         make_executor("dask")
-    with pytest.raises(BadInput, match="--ray-address needs --executor ray"):
-        make_executor("local", address="10.0.0.1:6379")
+    with pytest.raises(BadInput, match=r"^address needs executor 'ray', not 'local'$"):
+        make_executor("local", address="10.0.0.1:6379")  # the library names its parameter
 
 
 async def test_limiter_reclaims_a_slot_whose_holder_was_lost():

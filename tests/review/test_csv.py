@@ -92,3 +92,27 @@ def test_cli_status_and_add_reviewer(gate_db: tuple[Path, list[str]]) -> None:
     assert code == 2 and "bad reviewer name" in stderr
     code, stdout, _ = run_main("review", "status", "--db", str(path))
     assert code == 0 and "review (toolgate" in stdout and "unreviewed" in stdout
+
+
+def test_the_library_names_its_parameters_and_the_cli_the_flags(
+    gate_db: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Issue 24: `export_csv` and `read_csv_verdicts` name `out` and `protocol`; the CLI
+    shows them as --out and --protocol."""
+    path, _ids = gate_db
+    code, _stdout, stderr = run_main("review", "export", "--db", str(path), "--out", str(tmp_path))
+    assert code == 2 and stderr.startswith("scigate: error: --out must be a file, not the dir")
+    out = tmp_path / "items.csv"
+    assert run_main("review", "export", "--db", str(path), "--out", str(out))[0] == 0
+    rows = _rows(out)
+    rows[0] |= {"correct": "yes", "reviewer": "Ada", "protocol": ""}
+    _write(out, rows[:1])
+    code, _stdout, stderr = run_main("review", "import", str(out), "--db", str(path))
+    assert code == 2 and "--protocol is needed: " in stderr, stderr
+    assert "items.csv:2 has no protocol column value" in stderr
+    rows[0] |= {"protocol": "openscitoolbench"}
+    _write(out, rows[:1])
+    code, _stdout, stderr = run_main(
+        "review", "import", str(out), "--db", str(path), "--protocol", "toolgate"
+    )
+    assert code == 2 and "--protocol is 'toolgate' but " in stderr, stderr

@@ -44,6 +44,7 @@ from scigate.agents._executor import execute_chain, run_step, summarize
 from scigate.agents._gate import LinUCBGate
 from scigate.agents._memory import DEDUP_THRESHOLD, Experience, Memory, Skill, cosine
 from scigate.agents._records import GateDecision, Task, ToolStep, Trajectory, Usage
+from scigate.agents._runrecord import TASK_EVENT_KEYS, RunRecord, running
 from scigate.agents._scoring import (
     Verdict,
     answer_kind,
@@ -90,6 +91,7 @@ __all__ = [
     "GATES",
     "METHODS",
     "RETRIEVALS",
+    "TASK_EVENT_KEYS",
     "AccumulationReport",
     "AgentContext",
     "AnswerStatus",
@@ -104,6 +106,7 @@ __all__ = [
     "LinUCBGate",
     "Memory",
     "ModelLike",
+    "RunRecord",
     "Skill",
     "Task",
     "ToolSpace",
@@ -142,6 +145,7 @@ __all__ = [
     "run_reflexion",
     "run_scitoolagent",
     "run_step",
+    "running",
     "score_answer",
     "score_task",
     "summarize",

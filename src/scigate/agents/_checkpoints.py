@@ -35,7 +35,7 @@ from scigate.agents._evo import EvoAgent, alias_table
 from scigate.agents._records import Task
 from scigate.agents._taskscore import EvalConfig
 from scigate.agents._toolrun import ExecutorToolRunner
-from scigate.errors import BadInput
+from scigate.errors import BadValue
 from scigate.executor import Executor
 from scigate.tools import Embedder, Tool
 
@@ -91,9 +91,13 @@ async def accumulation_checkpoints(
     With `executor`, the tool calls of accumulation and of every test pass are its jobs
     (the agent loop and the memory stay here, as in `evaluate`)."""
     if config.method != "evo":
-        raise BadInput("accumulation checkpoints need --method evo")
+        raise BadValue(
+            "method", f"must be 'evo' for accumulation checkpoints, got {config.method!r}"
+        )
     if not train:
-        raise BadInput("accumulation checkpoints need an accumulation set (--train)")
+        raise BadValue(
+            "train", "must hold tasks: accumulation checkpoints need an accumulation set"
+        )
     out: list[dict[str, Any]] = []
     with scigate_tempdir("checkpoints") as tmp:
         agent = EvoAgent.open(

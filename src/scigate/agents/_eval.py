@@ -25,6 +25,7 @@ from scigate.agents._evo import (
     reference_reward,
 )
 from scigate.agents._records import Task, Trajectory
+from scigate.agents._runrecord import RunRecord
 from scigate.agents._taskscore import (
     EvalConfig,
     _reason,
@@ -283,6 +284,7 @@ async def evaluate(
     resume: bool = False,
     on_start: Callable[[int, list[EvalRow]], None] | None = None,
     executor: Executor | None = None,
+    record: RunRecord | None = None,
 ) -> EvalResult:
     """Run `config.method` over the tasks `config.runs` times and score every answer.
 
@@ -291,7 +293,8 @@ async def evaluate(
     `on_start(total, resumed_rows)` is called before the first task. With `executor`,
     the tasks of a baseline method run as its jobs (on Ray workers, say) while rows are
     still appended here; Evo's runs, whose tasks learn in order from one memory, stay in
-    this process and only their tool calls run as the executor's jobs."""
+    this process and only their tool calls run as the executor's jobs. With `record`, each
+    finished task is recorded in that run as an `agent-task` event."""
     check_method(config.method)
     config.check()
     if resume and out is None:
@@ -354,6 +357,8 @@ async def evaluate(
         if log is not None:
             log.append_row(row.record())
         rows.append(row)
+        if record is not None:
+            record.task(row)
         if on_task is not None:
             on_task(row, traj)
 

@@ -20,10 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scigate.bench._config import FORMATS  # declared with the build config
 from scigate.errors import BadInput
 from scigate.tools import PlanRun, ToolResult, format_value, get_tool, make_plan, run_plan
 
-FORMATS = ("question & answer", "multiple choice", "content completion", "true/false")
 _CMP: dict[str, Callable[[Any, Any], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,

@@ -26,19 +26,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from scigate.bench._answer import FORMATS
+from scigate._bounds import check_bounds
 from scigate.bench._attempt import STAGES, AttemptOutcome, AttemptPlan, BuildInput, run_attempt
+from scigate.bench._config import BuildConfig
 from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY
 from scigate.bench._files import write_tasks
 from scigate.bench._solver import check_solver_method
 from scigate.bench._write import LETTERS
-from scigate.errors import BadInput
+from scigate.errors import BadValue
 from scigate.executor import Executor, JobResult
 
 if TYPE_CHECKING:
     from scigate.store import Store
 
-DOMAINS = ("chemistry", "biology", "materials")
 GIVE_UP_AFTER = 8  # consecutive failed attempts before a kind of entity is skipped for a level
 # ... once it has made a task at that level: a kind that makes level-4 tasks one attempt in
 # five or eight (long paths need a candidate per constraint) is not given up on by chance
@@ -48,27 +48,6 @@ GIVE_UP_AFTER_PRODUCTIVE = 6 * GIVE_UP_AFTER
 # attempts fail, so more would mostly be wasted (rejected at `quota` after paying for their
 # solver and judge calls), fewer would leave workers idle near the end of a build.
 IN_FLIGHT_PER_TASK = 2
-
-
-class BuildConfig(BaseModel):
-    """What one build makes."""
-
-    n: int
-    levels: list[int] = Field(default_factory=lambda: [1, 2, 3, 4])
-    formats: list[str] = Field(default_factory=lambda: list(FORMATS))
-    domains: list[str] = Field(default_factory=lambda: list(DOMAINS))
-    generator: str = "templates"
-    screens: list[str] = Field(default_factory=list)
-    solver: str | None = None  # model spec of the agent that must solve each task
-    solver_method: str = "react"
-    judge: str | None = None  # model spec of the Appendix D sample-quality judge
-    screen_calls: int = 3
-    seed: int = 0
-    max_attempts: int | None = None  # default 25 per task
-    similarity: float = 0.9  # token Jaccard at which a question is a near duplicate
-    batch: int = 1  # attempts in flight (1: the sequential build, one random stream)
-    margin: float = 0.02  # relative distance of every threshold from every candidate's value
-    checks: bool = True  # the acceptance checks (_compose.CHECKS); off only to measure them
 
 
 class BuildReport(BaseModel):
@@ -113,15 +92,12 @@ def _pick_cell(
 
 
 def check_build(config: BuildConfig) -> None:
-    """BadInput, before any work, for options no build can run with (levels, counts, the
-    batch, model specs and screens)."""
-    bad_levels = [lv for lv in config.levels if lv not in (1, 2, 3, 4)]
-    if bad_levels or not config.levels:
-        raise BadInput(f"--levels takes 1, 2, 3 and/or 4, got {config.levels}")
-    if config.n < 1:
-        raise BadInput("--n must be at least 1")
-    if config.batch < 1:
-        raise BadInput(f"--batch must be at least 1, got {config.batch}")
+    """BadInput, before any work, for settings no build can run with: a field outside its
+    declared range (`BadValue` naming the field; also after a field was assigned), no
+    level, model specs and screens."""
+    check_bounds(config)
+    if not config.levels:
+        raise BadValue("levels", "must hold at least 1 value(s), got []")
     _check_models(config)
 
 

@@ -21,7 +21,7 @@ from scigate.bench._entities import load_entities, load_pools
 from scigate.bench._files import read_tasks, write_tasks
 from scigate.bench._report import build_funnel
 from scigate.bench._stats import a5_lines, table_a5
-from scigate.errors import BadInput
+from scigate.errors import BadInput, BadValue
 
 LIBRARIES = ("rdkit", "biopython", "pymatgen", "scigate")
 #: The inspect_ai task of a release (package data in scigate/bench/templates).
@@ -323,7 +323,7 @@ def write_release(
     sheet = datasheet(conditions)
     dest = Path(out)
     if dest.exists() and not dest.is_dir():
-        raise BadInput(f"--out must be a directory, not the file {dest}")
+        raise BadValue("out", f"must be a directory, not the file {dest}")
     try:
         write_tasks(dest / Path(bench).name, tasks)
         write_text_atomic(

@@ -7,7 +7,7 @@ import json
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,6 +25,7 @@ from scigate.agents import (
     EvalRow,
     EvoAgent,
     EvoConfig,
+    RunRecord,
     Task,
     ToolSpace,
     Trajectory,
@@ -40,6 +41,7 @@ from scigate.agents import (
     render_checkpoints,
     render_markdown,
     run_method,
+    running,
     tool_line,
     write_result,
 )
@@ -52,9 +54,6 @@ from scigate.cli._executor import (
 )
 from scigate.cli._validate import library_option
 from scigate.errors import BadInput
-
-if TYPE_CHECKING:
-    from scigate.store import Store
 
 DOMAINS = ("biology", "chemistry", "materials")
 GATE_HELP = (
@@ -71,13 +70,11 @@ app = typer.Typer(help="Tool-using agents: SciToolAgent-Evo and baselines.", no_
 console = Console(stderr=False)
 
 
-def _model(
-    spec: str, store: Store | None = None, run_id: str | None = None, role: str = "agent"
-) -> Any:
+def _model(spec: str, record: RunRecord | None = None, role: str = "agent") -> Any:
+    """The model `spec` names, recording its calls in the run (if any) under `role`."""
     from scigate.llm import get_model
 
-    recorder = store.recorder(run_id=run_id, role=role) if store is not None else None
-    return get_model(spec, recorder=recorder)
+    return get_model(spec, recorder=record.recorder(role) if record is not None else None)
 
 
 def _embedder(spec: str) -> Any:
@@ -87,14 +84,14 @@ def _embedder(spec: str) -> Any:
     return make_embedder(spec)
 
 
-def _reranker(spec: str | None, store: Store | None, run_id: str | None) -> tuple[Any, bool]:
+def _reranker(spec: str | None, record: RunRecord | None) -> tuple[Any, bool]:
     """(the separate reranker model or None, whether to rerank with a model at all):
     no spec reranks with the main model, `none` ranks by retrieval scores."""
     if spec is None:
         return None, True
     if spec.strip().lower() == "none":
         return None, False
-    return _model(spec, store, run_id, role="reranker"), True
+    return _model(spec, record, role="reranker"), True
 
 
 def _check_specs(*specs: str | None) -> None:
@@ -347,12 +344,11 @@ def run_cmd(
         answer=answer,
     )
     tools = library_tools()
-    record = _RunRecord.open(
+    record = RunRecord.open(
         db, "agent-run", {"method": method, "model": model, "question": question}
     )
-    store, run_id = (record.store, record.run_id) if record else (None, None)
-    llm = _model(model, store, run_id, role=method)
-    rerank_model, rerank = _reranker(reranker, store, run_id)
+    llm = _model(model, record, role=method)
+    rerank_model, rerank = _reranker(reranker, record)
 
     async def go() -> tuple[Trajectory, AgentContext]:
         agent = tmp = None
@@ -395,16 +391,8 @@ def run_cmd(
             if tmp is not None:
                 tmp.cleanup()
 
-    status = "failed"
-    try:
+    with running(record):  # the run's final status, on every way out
         traj, ctx = asyncio.run(go())
-        status = "finished"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        if record is not None:
-            record.close(status)
     if json_out:
         print_json(console, json.loads(traj.model_dump_json()))
         return
@@ -600,7 +588,7 @@ def eval_cmd(
         max_tools=max_tools,
         concurrency=concurrency,
     )
-    record = _RunRecord.open(
+    record = RunRecord.open(
         db,
         "agent-eval",
         {
@@ -626,7 +614,7 @@ def eval_cmd(
         out=out,
         resume=resume,
         train=train_tasks,
-        view=_EvalView(method, json_out, record),
+        view=_EvalView(method, json_out),
         executor=(executor, ray_address),
         record=record,
     )
@@ -646,51 +634,6 @@ def eval_cmd(
     _exit_on_failure(result)
 
 
-#: the row keys an `agent-task` event records in the run database
-_TASK_EVENT_KEYS = (
-    "run",
-    "index",
-    "line",
-    "predicted_chain",
-    "reference_chain",
-    "tool_exact",
-    "answer",
-    "status",
-    "answer_correct",
-    "error",
-    "calls",
-    "input_tokens",
-    "output_tokens",
-)
-
-
-@dataclass
-class _RunRecord:
-    """The run an `agent` verb records with `--db`: its model calls, task events, status."""
-
-    store: Store
-    run_id: str
-
-    @classmethod
-    def open(cls, db: Path | None, kind: str, details: dict[str, Any]) -> _RunRecord | None:
-        """The `kind` run recorded in `db` (created now), or None without a database."""
-        if db is None:
-            return None
-        from scigate.store import Store
-
-        store = Store(db)
-        return cls(store, store.create_run(kind, config=details))
-
-    def task(self, row: EvalRow) -> None:
-        """Record one finished task as an `agent-task` event."""
-        self.store.add_event(self.run_id, "agent-task", {k: row[k] for k in _TASK_EVENT_KEYS})
-
-    def close(self, status: str) -> None:
-        """Set the run's final status and close the database."""
-        self.store.set_run_status(self.run_id, status)
-        self.store.close()
-
-
 @dataclass
 class _EvalModels:
     """The models of one evaluation, each recording its calls in the run (if any)."""
@@ -707,20 +650,19 @@ class _EvalModels:
         judge: str | None,
         reranker: str | None,
         method: str,
-        record: _RunRecord | None,
+        record: RunRecord | None,
     ) -> _EvalModels:
-        store, run_id = (record.store, record.run_id) if record else (None, None)
-        llm = _model(model, store, run_id, role=method)
-        judge_model = _model(judge, store, run_id, role="judge") if judge else None
-        rerank_model, rerank = _reranker(reranker, store, run_id)
+        llm = _model(model, record, role=method)
+        judge_model = _model(judge, record, role="judge") if judge else None
+        rerank_model, rerank = _reranker(reranker, record)
         return cls(llm=llm, judge=judge_model, reranker=rerank_model, rerank=rerank)
 
 
 class _EvalView:
     """The progress bar and the per-task lines of `agent eval` (none with --json)."""
 
-    def __init__(self, method: str, json_out: bool, record: _RunRecord | None) -> None:
-        self.json_out, self.record, self.tally = json_out, record, _Tally()
+    def __init__(self, method: str, json_out: bool) -> None:
+        self.json_out, self.tally = json_out, _Tally()
         self.progress = Progress(
             TextColumn(f"[bold]{inert_markup(method)}[/bold]"),
             BarColumn(),
@@ -741,9 +683,7 @@ class _EvalView:
             _say("[dim]resuming: {} of {} tasks already done[/dim]", len(resumed), total)
 
     def on_task(self, row: EvalRow, traj: Trajectory) -> None:
-        """Record a finished task and show it."""
-        if self.record is not None:
-            self.record.task(row)
+        """Show a finished task (the harness has recorded it in the run)."""
         self.tally.add(row)
         self.progress.update(self.bar, advance=1, stats=self.tally.line())
         if not self.json_out:
@@ -770,55 +710,49 @@ def _run_evaluation(
     train: list[Task] | None,
     view: _EvalView,
     executor: tuple[str, str | None],
-    record: _RunRecord | None,
+    record: RunRecord | None,
 ) -> tuple[EvalResult, list[dict[str, Any]]]:
     """Run the evaluation (and, given `checkpoint_train`, the accumulation checkpoints) on
-    the executor; the run's status is set on every way out."""
-    status = "failed"
+    the executor, recorded in the run (if any), whose status is set on every way out."""
     stages: list[dict[str, Any]] = []
-    workers = None
-    try:
+    with running(record):
         workers = open_executor(*executor)
-        with view.progress:
-            result = asyncio.run(
-                evaluate(
-                    models.llm,
-                    tasks,
-                    library_tools(),
-                    config,
-                    train=train,
-                    judge=models.judge,
-                    on_task=view.on_task,
-                    embedder=embedder,
-                    reranker=models.reranker,
-                    out=out,
-                    resume=resume,
-                    on_start=view.on_start,
-                    executor=workers,
+        try:
+            with view.progress:
+                result = asyncio.run(
+                    evaluate(
+                        models.llm,
+                        tasks,
+                        library_tools(),
+                        config,
+                        train=train,
+                        judge=models.judge,
+                        on_task=view.on_task,
+                        embedder=embedder,
+                        reranker=models.reranker,
+                        out=out,
+                        resume=resume,
+                        on_start=view.on_start,
+                        executor=workers,
+                        record=record,
+                    )
                 )
-            )
-        if checkpoint_train:
-            stages = asyncio.run(
-                accumulation_checkpoints(
-                    models.llm,
-                    tasks,
-                    checkpoint_train,
-                    library_tools(),
-                    config,
-                    judge=models.judge,
-                    embedder=embedder,
-                    executor=workers,
+            if checkpoint_train:
+                stages = asyncio.run(
+                    accumulation_checkpoints(
+                        models.llm,
+                        tasks,
+                        checkpoint_train,
+                        library_tools(),
+                        config,
+                        judge=models.judge,
+                        embedder=embedder,
+                        executor=workers,
+                    )
                 )
-            )
-        status = "finished"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        if workers is not None:
-            workers.close()
-        if record is not None:
-            record.close(status)
+        finally:
+            if workers is not None:
+                workers.close()
     return result, stages
 
 

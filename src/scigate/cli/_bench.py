@@ -11,9 +11,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from scigate._bounds import range_of
+from scigate.bench import BuildConfig
 from scigate.cli._app import OneLineGroup
 from scigate.cli._console import inert_markup, json_text
 from scigate.cli._executor import ExecutorOption, RayAddressOption, open_executor
+from scigate.cli._validate import library_option
 from scigate.errors import BadInput
 
 app = typer.Typer(
@@ -175,10 +178,17 @@ def build_cmd(
     generator: str = typer.Option(
         ..., "--generator", help="'templates' (no model) or a model spec for the question writer."
     ),
-    n: int = typer.Option(..., "--n", help="How many tasks to build."),
+    n: int = library_option(
+        ..., "--n", record=BuildConfig, field="n", help="How many tasks to build."
+    ),
     db: Path = typer.Option(..., "--db", help="Run database: every attempt and outcome."),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
-    levels: str = typer.Option("1,2,3,4", "--levels", help="Levels to build, e.g. 1,2,3,4."),
+    levels: str = typer.Option(
+        "1,2,3,4",
+        "--levels",
+        help="Levels to build, e.g. 1,2,3,4 "
+        f"(Allowed: each {range_of(BuildConfig, 'levels').text()}.)",
+    ),
     screen: list[str] = typer.Option(
         [], "--screen", help="No-tool screen (model spec or cue/NAME) that must fail; repeatable."
     ),
@@ -193,13 +203,21 @@ def build_cmd(
         "--solver-method",
         help="The solver's method: direct, cot, rag, react, reflexion or scitoolagent.",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of every random choice."),
-    max_attempts: int | None = typer.Option(
-        None, "--max-attempts", help="Give up after this many attempts (default: 25 per task)."
+    seed: int = library_option(
+        0, "--seed", record=BuildConfig, field="seed", help="Seed of every random choice."
     ),
-    batch: int = typer.Option(
+    max_attempts: int | None = library_option(
+        None,
+        "--max-attempts",
+        record=BuildConfig,
+        field="max_attempts",
+        help="Give up after this many attempts (default: 25 per task).",
+    ),
+    batch: int = library_option(
         1,
         "--batch",
+        record=BuildConfig,
+        field="batch",
         help="Attempts in flight at once (default 1: the sequential build). "
         "The tasks depend on --seed and --batch, never on the executor or its workers.",
     ),
@@ -214,7 +232,7 @@ def build_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the funnel as JSON."),
 ) -> None:
     """Build tasks with executed gold answers: balanced levels and formats, screened, deduplicated."""
-    from scigate.bench import BuildConfig, build, check_build
+    from scigate.bench import build, check_build
     from scigate.cli._executor import check_executor
     from scigate.executor import make_executor
 

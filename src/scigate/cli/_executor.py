@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from scigate.cli._validate import library_option
 from scigate.errors import BadInput, MissingExtra
 
 ExecutorOption = Annotated[
@@ -18,8 +19,9 @@ ExecutorOption = Annotated[
 ]
 RayAddressOption = Annotated[
     str | None,
-    typer.Option(
+    library_option(
         "--ray-address",
+        field="address",  # `make_executor`'s parameter
         help="Ray cluster to join (e.g. 10.0.0.1:6379 or auto); without it --executor ray "
         "starts a local Ray.",
     ),

@@ -696,8 +696,8 @@ def _print_pool_and_gates(a) -> None:
 @app.command("report")
 def report_cmd(
     db: Path = typer.Option(..., "--db", help="Run database."),
-    out: Path = typer.Option(
-        ..., "--out", help="Output directory for report.html and summary.json."
+    out: Path = library_option(
+        ..., "--out", field="out_dir", help="Output directory for report.html and summary.json."
     ),
 ) -> None:
     """Write a self-contained offline HTML report and summary.json."""
@@ -713,9 +713,10 @@ def report_cmd(
 def export_cmd(
     db: Path = typer.Option(..., "--db", help="Run database."),
     out: Path = typer.Option(..., "--out", help="JSONL file of accepted items with full records."),
-    release: Path | None = typer.Option(
+    release: Path | None = library_option(
         None,
         "--release",
+        field="release_dir",
         help="Also write a release package (pool as JSONL and Parquet, gate records, run conditions, datasheet, no-tool and tool-enabled inspect_ai tasks) into this directory.",
     ),
     release_seed: int | None = typer.Option(

@@ -197,7 +197,8 @@ def check_value(name: str, value: Any, default: Any = None) -> str | None:
 
 _USER_SOURCES = {click_core.ParameterSource.COMMANDLINE, click_core.ParameterSource.ENVIRONMENT}
 
-#: field of a library record -> the flag that sets it, where the two names differ
+#: field of a library record (or parameter of a library function) -> the flag that sets
+#: it, where the two names differ: the one mapping from the library's names to the CLI's
 _FLAGS: dict[str, str] = {}
 _NO_DEFAULT: Any = object()
 
@@ -207,10 +208,17 @@ def flag_of(field: str) -> str:
     return _FLAGS.get(field, "--" + field.replace("_", "-"))
 
 
+def _name_field(field: str, flag: str) -> None:
+    """Declare that `flag` sets the library's `field` (shown for its errors)."""
+    known = _FLAGS.setdefault(field, flag)
+    if known != flag:  # one field, one flag: else a library error could name the wrong one
+        raise RuntimeError(f"library field {field!r} is set by both {known} and {flag}")
+
+
 def library_option(
     default: Any = _NO_DEFAULT,
     *flags: str,
-    record: type,
+    record: type | None = None,
     field: str,
     help: str,
     low: float | None = None,
@@ -219,14 +227,22 @@ def library_option(
     """A `typer.Option` setting `record.field`, checked against the field's declared range
     (`low` replaces its lower bound where the CLI's differs, e.g. a flag whose 0 means
     "one per core"), the range appended to `help`. With `names_field`, the library's
-    errors about `field` are shown under this flag."""
+    errors about `field` are shown under this flag. Without `record`, the option sets a
+    library function's parameter `field` that declares no range: only its errors'
+    name is mapped (``out_dir must be a directory`` shown as ``--out must be ...``)."""
+    # inside `Annotated`, typer takes a leading "--flag" for the flag, not the default
+    named = flags or ((default,) if isinstance(default, str) and default.startswith("-") else ())
+    if names_field and named:
+        _name_field(field, named[0])
+    if record is None:
+        if default is _NO_DEFAULT:
+            return typer.Option(*flags, help=help)
+        return typer.Option(default, *flags, help=help)
+    declared_in: type = record
 
     def bound() -> Range:  # read when checking: the declaration is the only copy
-        declared = range_of(record, field)
+        declared = range_of(declared_in, field)
         return declared if low is None else declared.with_low(low)
-
-    if names_field and flags:
-        _FLAGS[field] = flags[0]
 
     def callback(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
         if value is not None and ctx.get_parameter_source(param.name or "") in _USER_SOURCES:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scigate._lazy import lazy_getattr
-from scigate.errors import BadInput
+from scigate.errors import BadInput, BadValue
 from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, JobResult, Shared
 from scigate.executor._limiter import ModelLimiter, install_limiter, uninstall_limiter
@@ -35,7 +35,7 @@ def make_executor(
     `workers` CPUs). BadInput for another name, or Ray options without Ray."""
     if name == "local":
         if address:
-            raise BadInput("--ray-address needs --executor ray")
+            raise BadValue("address", f"needs executor 'ray', not {name!r}")
         return LocalExecutor(workers, retries)
     if name == "ray":
         from scigate.executor._ray import RayExecutor

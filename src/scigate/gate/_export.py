@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from scigate import __version__
 from scigate._atomic import atomic_path, write_text_atomic
 from scigate._text import md_code, md_text
-from scigate.errors import BadInput
+from scigate.errors import BadInput, BadValue
 from scigate.gate._audit import (
     audit,
     candidate_domains,
@@ -262,13 +262,13 @@ def permute(record: dict[str, Any], release_seed: int) -> dict[str, Any]:
 
 def export_release(
     store: Store,
-    out_dir: Path,
+    release_dir: Path,
     *,
     release_seed: int | None = None,
     require_review: bool = False,
 ) -> ReleaseFiles:
     """Write the pool (JSONL, Parquet), gate_records.jsonl, run_conditions.json,
-    DATASHEET.md and the inspect_ai tasks into `out_dir`.
+    DATASHEET.md and the inspect_ai tasks into `release_dir`.
 
     With `require_review` only the items expert review approved are released; either way
     each item's review status is in gate_records.jsonl and run_conditions.json, and the
@@ -284,16 +284,16 @@ def export_release(
     review = review_of(store, "candidate", released=[r["id"] for r in records])
     seed = release_seed if release_seed is not None else secrets.randbits(31)
     pool = [permute(r, seed) for r in records]
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BadInput(f"--release must be a directory, not the file {out_dir}")
+    if release_dir.exists() and not release_dir.is_dir():
+        raise BadValue("release_dir", f"must be a directory, not the file {release_dir}")
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        release_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise BadInput(f"cannot create {out_dir}: {e.strerror or e}") from None
-    jsonl = out_dir / "pool.jsonl"
+        raise BadInput(f"cannot create {release_dir}: {e.strerror or e}") from None
+    jsonl = release_dir / "pool.jsonl"
     write_text_atomic(jsonl, "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pool))
-    parquet = _write_parquet(pool, out_dir / "pool.parquet")
-    gate_records = out_dir / "gate_records.jsonl"
+    parquet = _write_parquet(pool, release_dir / "pool.parquet")
+    gate_records = release_dir / "gate_records.jsonl"
     write_text_atomic(
         gate_records,
         "".join(
@@ -304,22 +304,22 @@ def export_release(
             for g in release_gate_records(records, pool)
         ),
     )
-    conditions = out_dir / "run_conditions.json"
+    conditions = release_dir / "run_conditions.json"
     cond = run_conditions(store, records, seed) | {
         "review": review,
         "require_review": require_review,
     }
     write_text_atomic(conditions, json.dumps(cond, indent=2, ensure_ascii=False, default=str))
-    datasheet = out_dir / "DATASHEET.md"
+    datasheet = release_dir / "DATASHEET.md"
     sheet = _datasheet(store, records, seed, pool)
     sheet += "\n".join(["", *datasheet_lines(review, required=require_review, released=len(pool))])
     write_text_atomic(datasheet, sheet)
     tasks = {}
     for name in TASK_FILES:
-        tasks[name] = out_dir / name
+        tasks[name] = release_dir / name
         write_text_atomic(tasks[name], task_source(name))
     domains = sorted({r["domain"] for r in store.runs() if r.get("domain")})
-    sandbox_files = write_sandbox_files(out_dir, extras=domains)
+    sandbox_files = write_sandbox_files(release_dir, extras=domains)
     return ReleaseFiles(
         jsonl=jsonl,
         parquet=parquet,

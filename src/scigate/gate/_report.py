@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from scigate import __version__
 from scigate._atomic import atomic_writer, write_text_atomic
-from scigate.errors import BadInput
+from scigate.errors import BadInput, BadValue
 from scigate.gate._audit import (
     Audit,
     Latest,
@@ -61,7 +61,7 @@ class ReportFiles(BaseModel):
 def build_report(store: Store, out_dir: Path) -> ReportFiles:
     """Audit the database and write report.html and summary.json into `out_dir`."""
     if out_dir.exists() and not out_dir.is_dir():
-        raise BadInput(f"--out must be a directory, not the file {out_dir}")
+        raise BadValue("out_dir", f"must be a directory, not the file {out_dir}")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scigate.errors import BadInput
+from scigate.errors import BadInput, BadValue
 from scigate.review._items import Item
 from scigate.review._protocols import Protocol, get_protocol
 from scigate.review._verdicts import Verdict, check_name, check_verdict
@@ -97,7 +97,7 @@ def export_csv(
 def _write_atomic(path: Path, text: str) -> None:
     """Write through a temporary file beside `path`, renamed into place (never half a CSV)."""
     if path.is_dir():
-        raise BadInput(f"--out must be a file, not the directory {path}")
+        raise BadValue("out", f"must be a file, not the directory {path}")
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -142,10 +142,12 @@ def read_csv_verdicts(
         if row.get("protocol", "").strip():
             named = get_protocol(row["protocol"])
             if proto is not None and named.name != proto.name:
-                raise BadInput(f"{where}: protocol {named.name!r} but --protocol is {proto.name!r}")
+                raise BadValue(
+                    "protocol", f"is {proto.name!r} but {where} names protocol {named.name!r}"
+                )
             proto = named
         if proto is None:
-            raise BadInput(f"{where}: no protocol column value; pass --protocol")
+            raise BadValue("protocol", f"is needed: {where} has no protocol column value")
         keys = proto.criterion_keys()
         for col in row:
             base = col[: -len("_note")] if col.endswith("_note") else col
