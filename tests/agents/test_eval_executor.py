@@ -101,7 +101,7 @@ def test_cli_rejects_executor_misuse(tmp_path):
 
     bench = _write(tmp_path / "b.jsonl", BENCH[:1])
     base = ["eval", "--bench", str(bench), "--model", spec("policy")]
-    with pytest.raises(BadInput, match="--ray-address needs --executor ray"):
+    with pytest.raises(BadInput, match="address needs executor 'ray'"):
         app(args=[*base, "--method", "cot", "--ray-address", "auto"], standalone_mode=False)
     with pytest.raises(BadInput, match="unknown executor 'dask'"):
         app(args=[*base, "--method", "cot", "--executor", "dask"], standalone_mode=False)

@@ -120,7 +120,7 @@ def test_cli_batch_and_executor_options(tmp_path: Path) -> None:
             "--db", str(tmp_path / "r.db"), "--out", str(tmp_path / "o.jsonl")]  # fmt: skip
     for extra, message in [
         (["--batch", "0"], "--batch"),
-        (["--ray-address", "127.0.0.1:1"], "--ray-address needs --executor ray"),
+        (["--ray-address", "127.0.0.1:1"], "--ray-address needs executor 'ray'"),
         (["--executor", "dask"], "unknown executor 'dask'"),
         (["--workers", "0"], "--workers"),
         (["--executor", "ray", "--ray-address", "127.0.0.1:1", "--workers", "2"], "--workers"),

@@ -155,7 +155,7 @@ def test_cli_executor_option_is_checked(fixture_file: Path, tmp_path: Path) -> N
     result = runner.invoke(app, ["verify", str(fixture_file), "--executor", "spark"])
     assert result.exit_code == 2 and "unknown executor" in result.output
     result = runner.invoke(app, ["verify", str(fixture_file), "--ray-address", "127.0.0.1:1"])
-    assert result.exit_code == 2 and "--ray-address needs --executor ray" in result.output
+    assert result.exit_code == 2 and "--ray-address needs executor 'ray'" in result.output
 
 
 def test_rules_and_formats_turn_values_into_the_stored_answer() -> None:

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 import typer
 
 from scigate.cli._validate import library_option
-from scigate.errors import BadInput, MissingExtra
 
 ExecutorOption = Annotated[
     str,
@@ -29,16 +28,11 @@ RayAddressOption = Annotated[
 
 
 def check_executor(name: str, address: str | None) -> None:
-    """BadInput before any work for an unknown executor, --ray-address without ray, or
-    --executor ray without Ray installed."""
-    from scigate.executor import EXECUTORS, ray_available
+    """The library's check (`scigate.executor.check_executor`), imported only when a verb
+    runs: an unknown executor, --ray-address without ray, or Ray missing."""
+    from scigate.executor import check_executor as check
 
-    if name not in EXECUTORS:
-        raise BadInput(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
-    if address and name != "ray":
-        raise BadInput("--ray-address needs --executor ray")
-    if name == "ray" and not ray_available()[0]:
-        raise MissingExtra("--executor ray", "ray", "ray")
+    check(name, address)
 
 
 def open_executor(name: str, address: str | None) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scigate._lazy import lazy_getattr
-from scigate.errors import BadInput, BadValue
+from scigate.errors import BadInput, BadValue, MissingExtra
 from scigate.executor._base import DEFAULT_RETRIES, Executor
 from scigate.executor._job import Job, JobResult, Shared
 from scigate.executor._limiter import ModelLimiter, install_limiter, uninstall_limiter
@@ -22,6 +22,17 @@ from scigate.executor._local import LocalExecutor
 from scigate.executor._pools import NodeSandboxPool, install_pools, uninstall_pools
 
 EXECUTORS = ("local", "ray")
+
+
+def check_executor(name: str, address: str | None = None) -> None:
+    """Refuse before any work: an unknown executor, an address for another executor than
+    `ray` (BadValue on `address`), or `ray` without Ray installed (MissingExtra)."""
+    if name not in EXECUTORS:
+        raise BadInput(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
+    if address and name != "ray":
+        raise BadValue("address", f"needs executor 'ray', not {name!r}")
+    if name == "ray" and not ray_available()[0]:
+        raise MissingExtra("executor 'ray'", "ray", "ray")
 
 
 def make_executor(
@@ -33,15 +44,12 @@ def make_executor(
 ) -> Executor:
     """`local` (threads; `workers` of them) or `ray` (at `address`, or a local Ray with
     `workers` CPUs). BadInput for another name, or Ray options without Ray."""
+    check_executor(name, address)
     if name == "local":
-        if address:
-            raise BadValue("address", f"needs executor 'ray', not {name!r}")
         return LocalExecutor(workers, retries)
-    if name == "ray":
-        from scigate.executor._ray import RayExecutor
+    from scigate.executor._ray import RayExecutor
 
-        return RayExecutor(address, num_cpus=workers, retries=retries)
-    raise BadInput(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}")
+    return RayExecutor(address, num_cpus=workers, retries=retries)
 
 
 def cluster_status(address: str) -> dict:
@@ -82,6 +90,7 @@ __all__ = [
     "ModelLimiter",
     "NodeSandboxPool",
     "Shared",
+    "check_executor",
     "cluster_status",
     "install_limiter",
     "install_pools",

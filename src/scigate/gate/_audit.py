@@ -113,16 +113,18 @@ def audit(
     *,
     candidates: list[CandidateRecord] | None = None,
     latest: Latest | None = None,
+    accepted: Iterable[str] | None = None,
 ) -> Audit:
     """Compute every audit over the whole database (latest result per gate and screen).
 
-    `candidates` and `latest` may be passed in when the caller has already loaded them.
+    `candidates` and `latest` may be passed in when the caller has already loaded them,
+    `accepted` (the ids whose status is accepted) when it has the statuses.
     """
     from scigate.review import review_of
 
     with gc_paused():
         result = _audit(store, candidates, latest)
-    result.review = review_of(store, "candidate")
+    result.review = review_of(store, "candidate", accepted=accepted)
     return result
 
 

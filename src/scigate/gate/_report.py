@@ -72,8 +72,10 @@ def build_report(store: Store, out_dir: Path) -> ReportFiles:
         # its slim records and gate-result views
         items = _ItemPass(store)
         latest = items.latest()
-        result = audit(store, candidates=items.candidates(), latest=latest)
         statuses = _statuses(store, latest)
+        candidates = items.candidates()
+        accepted = [c.id for c in candidates if statuses[c.id] == "accepted"]
+        result = audit(store, candidates=candidates, latest=latest, accepted=accepted)
         del latest
         runs = runs_with_executors(store)
         summary = {

@@ -3,6 +3,7 @@ bench tasks, which items a `--require-review` release keeps, and the datasheet s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from scigate._text import md_text
@@ -14,26 +15,42 @@ from scigate.review._decide import (
     review_summary,
     summary_items,
 )
-from scigate.review._items import load_items
+from scigate.review._items import item_kinds, load_items
 
 if TYPE_CHECKING:
     from scigate.store import Store
 
 
 def review_of(
-    store: Store, kind: str, released: list[str] | None = None, run_id: str | None = None
+    store: Store,
+    kind: str,
+    released: list[str] | None = None,
+    run_id: str | None = None,
+    *,
+    accepted: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """The review summary of the database's items of `kind` (candidate | task), of one run
     when `run_id` is given.
 
     With `released`, the summary covers those item ids and adds `status` (id -> decision)
     for each of them; otherwise the machine-accepted items and any other reviewed one.
+    `accepted`: the machine-accepted ids of `kind`, when the caller has the statuses
+    already (the report: it saves loading every item with its question).
     """
-    items = [
-        i for i in load_items(store) if i.kind == kind and (run_id is None or i.run_id == run_id)
-    ]
     protocol = default_protocol(store, kind)
-    ids = released if released is not None else summary_items(store, items, protocol)
+    if released is not None:
+        ids = released
+    elif accepted is not None and run_id is None:
+        reviewed = [r["item_id"] for r in store.reviews(protocol=protocol.name)]
+        kinds = item_kinds(store, reviewed)
+        ids = list(dict.fromkeys([*accepted, *(i for i in reviewed if kinds.get(i) == kind)]))
+    else:
+        items = [
+            i
+            for i in load_items(store)
+            if i.kind == kind and (run_id is None or i.run_id == run_id)
+        ]
+        ids = summary_items(store, items, protocol)
     out = review_summary(store, ids, protocol)
     if released is not None:
         out["status"] = decisions(store, released, protocol)
