@@ -178,6 +178,28 @@ def test_build_config_names_its_field(settings: dict, message: str) -> None:
     assert str(err.value) == message
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("levels", [], "levels must hold at least 1 value(s), got []"),
+        ("levels", [2, 5], "levels must be between 1 and 4, got 5"),
+        ("batch", 0, "batch must be between 1 and 1024, got 0"),
+    ],
+)
+def test_check_build_refuses_a_field_assigned_out_of_its_declaration(
+    field: str, value: object, message: str
+) -> None:
+    """Pydantic validates at construction only: `check_build` holds a record whose field
+    was assigned afterwards to the same declarations (range and least number of values)."""
+    from scigate.bench import BuildConfig, check_build
+
+    config = BuildConfig(n=2)
+    setattr(config, field, value)
+    with pytest.raises(BadValue) as err:
+        check_build(config)
+    assert str(err.value) == message
+
+
 def test_bench_build_reports_a_bound_under_the_flag(
     capsys: pytest.CaptureFixture[str], tmp_path
 ) -> None:

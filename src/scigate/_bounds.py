@@ -133,15 +133,31 @@ def _field_names(record: Any) -> list[str]:
     return [f.name for f in dataclasses.fields(record)]
 
 
+def _min_length(record_type: type, name: str) -> int | None:
+    """The declared least number of values of a collection field (`min_length`), or None."""
+    lengths = [
+        m.min_length for m in _metadata(record_type, name) if isinstance(m, annotated_types.MinLen)
+    ]
+    return max(lengths) if lengths else None
+
+
+def _too_short(name: str, least: int, value: Any) -> BadValue:
+    return BadValue(name, f"must hold at least {least} value(s), got {value!r}")
+
+
 def check_bounds(record: Any) -> None:
     """`BadValue` for the first field of `record` outside its declared range (for a list
-    field, the first of its values outside it)."""
+    field, the first of its values outside it, or fewer values than its `min_length`)."""
     for name in _field_names(record):
-        found = field_range(type(record), name)
         value = getattr(record, name)
+        many = isinstance(value, list | tuple | set | frozenset)
+        least = _min_length(type(record), name) if many else None
+        if least is not None and len(value) < least:
+            raise _too_short(name, least, value)
+        found = field_range(type(record), name)
         if found is None or value is None:
             continue
-        for item in value if isinstance(value, list | tuple | set | frozenset) else [value]:
+        for item in value if many else [value]:
             if isinstance(item, bool) or not isinstance(item, int | float):
                 continue
             reason = found.reason(item)
@@ -161,8 +177,7 @@ def bad_input_of(record_type: type[BaseModel], exc: ValidationError) -> BadInput
         if reason:
             return BadValue(name, reason)
     if err.get("type") == "too_short" and name in record_type.model_fields:
-        least = (err.get("ctx") or {}).get("min_length", 1)
-        return BadValue(name, f"must hold at least {least} value(s), got {value!r}")
+        return _too_short(name, (err.get("ctx") or {}).get("min_length", 1), value)
     where = ".".join(str(x) for x in loc) or record_type.__name__
     return BadInput(f"{where}: {err['msg']}")
 

@@ -33,7 +33,6 @@ from scigate.bench._entities import DOMAIN_KINDS, SINGLE_ONLY
 from scigate.bench._files import write_tasks
 from scigate.bench._solver import check_solver_method
 from scigate.bench._write import LETTERS
-from scigate.errors import BadValue
 from scigate.executor import Executor, JobResult
 
 if TYPE_CHECKING:
@@ -93,11 +92,9 @@ def _pick_cell(
 
 def check_build(config: BuildConfig) -> None:
     """BadInput, before any work, for settings no build can run with: a field outside its
-    declared range (`BadValue` naming the field; also after a field was assigned), no
-    level, model specs and screens."""
+    declared range or holding fewer values than declared (`BadValue` naming the field;
+    also after a field was assigned, e.g. no level), model specs and screens."""
     check_bounds(config)
-    if not config.levels:
-        raise BadValue("levels", "must hold at least 1 value(s), got []")
     _check_models(config)
 
 
