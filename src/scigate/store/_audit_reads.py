@@ -35,6 +35,14 @@ class AuditReads:
     ) -> list[dict[str, Any]]:  # pragma: no cover - Store's own
         raise NotImplementedError
 
+    def _keyset_pages(self, sql: str, key: str, size: int) -> Iterator[list[dict[str, Any]]]:
+        """The rows of `sql` (whose parameters are the last `key` seen and `size`, rows in
+        increasing `key`), `size` per query, until a query returns none."""
+        last = -1
+        while page := self.query(sql, (last, size)):
+            last = page[-1][key]  # before the caller sees (and may change) the rows
+            yield page
+
     # -- candidates --------------------------------------------------------------------
 
     def candidate_pages(
@@ -45,16 +53,11 @@ class AuditReads:
         `duplicate_of` and `created_at` (no meta, no solution); `solutions` adds
         `solution`, `generator` and `answer_value`."""
         extra = _SOLUTION_COLUMNS if solutions else ""
-        last = -1
-        while True:
-            page = self.query(
-                f"SELECT rowid AS k, {_CANDIDATE_COLUMNS}{extra} FROM candidates"
-                " WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                (last, size),
-            )
-            if not page:
-                return
-            last = page[-1]["k"]
+        sql = (
+            f"SELECT rowid AS k, {_CANDIDATE_COLUMNS}{extra} FROM candidates"
+            " WHERE rowid > ? ORDER BY rowid LIMIT ?"
+        )
+        for page in self._keyset_pages(sql, "k", size):
             for row in page:
                 del row["k"]
             yield page
@@ -92,16 +95,8 @@ class AuditReads:
 
     def gate_result_pages(self, size: int) -> Iterator[list[dict[str, Any]]]:
         """`gate_result_rows`, `size` rows per query (keyset paging on the id)."""
-        last = -1
-        while True:
-            page = self.query(
-                f"SELECT {_GATE_COLUMNS} FROM gate_results WHERE id > ? ORDER BY id LIMIT ?",
-                (last, size),
-            )
-            if not page:
-                return
-            yield page
-            last = page[-1]["id"]
+        sql = f"SELECT {_GATE_COLUMNS} FROM gate_results WHERE id > ? ORDER BY id LIMIT ?"
+        return self._keyset_pages(sql, "id", size)
 
     def gate_results_of_candidates(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         """The gate results of the candidates `ids` (one query: pass at most a few
