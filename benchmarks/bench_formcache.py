@@ -10,7 +10,8 @@ Passes, interleaved (the order rotates every repeat) and repeated (default 3):
   - naive, same worker count: the same, one process per core at a time;
   - gate 1 + 1b, shared forms: `averify` then `ainvariance` (reorder and dependence
     checks) as `gate run` does, one candidate per core, forked from warm servers, the
-    trusted compile step filling the shared cache that gate 1b then loads from;
+    trusted compile step filling the shared cache that gate 1b then loads from (its
+    checks get the candidate's gate-1 form map, so FFCx generates no C for them);
   - gate 1 + 1b, private forms (`SCIGATE_FORMCACHE_BYTES=0`, the layout before the
     shared cache): every sandboxed run compiles its forms into its own cache;
   - gate 1 alone, shared forms (`averify` only).
@@ -102,7 +103,8 @@ async def gates(
             g1.append(v.seconds)
             if not invariance:
                 return
-            r = await ainvariance(c, reference=v.printed, timeout=300)
+            # as `gate run` does: the checks get this candidate's own gate-1 form map
+            r = await ainvariance(c, reference=v.printed, timeout=300, forms=v.forms)
             g1b.extend(check.seconds for check in r.checks)
 
     t0 = time.perf_counter()

@@ -627,3 +627,47 @@ def test_only_reports_with_the_runs_token_count_and_the_closing_one_is_required(
         check, _result("0.5\n", hidden), ["0.5\n"], reference="0.5", like="0.5", token="t0k"
     )
     assert r.outcome == "error" and "unperturbed" in r.reason
+
+
+@pytest.mark.slow
+def test_gate_1b_gets_the_form_map_of_the_same_candidates_gate_1(tmp_path: Path) -> None:
+    """`gate run` hands gate 1b the compiled-form map its own gate-1 record holds (the
+    checks then load those modules without generating C), never another candidate's:
+    two candidates with different forms each get exactly their own."""
+    import asyncio
+
+    from scigate.gate import load_candidate
+    from scigate.gate._loop import LoopConfig, _Context, _save_candidate, gate_candidate
+    from scigate.gate._workers import GateWorkers
+    from scigate.store import Store
+
+    seen: dict[str, object] = {}
+
+    class Spy(GateWorkers):
+        async def invariance(self, cand, **kwargs):
+            seen[cand.id] = kwargs.get("forms")
+            return await super().invariance(cand, **kwargs)
+
+    # the same answer through another bilinear form (another FFCx module)
+    dot = BY_DOF_COORDINATES.replace(
+        "ufl.inner(ufl.grad(u), ufl.grad(v))", "ufl.dot(ufl.grad(v), ufl.grad(u))"
+    )
+    assert dot != BY_DOF_COORDINATES
+    cands = [
+        load_candidate(_layout_candidate(tmp_path, name, solution, "C"))
+        for name, solution in [("inner", BY_DOF_COORDINATES), ("dot", dot)]
+    ]
+    cfg = LoopConfig(generator="templates", screens=["cue/letter-A"], rounds=2)
+    with Store(tmp_path / "run.db") as store:
+        run_id = store.create_run("gate", domain="fenicsx", config=cfg.model_dump())
+        ctx = _Context(cfg, store, run_id, 2, None, workers=Spy())
+
+        async def gate_all() -> None:
+            for cand in cands:
+                _save_candidate(store, run_id, cand)
+                await gate_candidate(ctx, cand)
+
+        asyncio.run(gate_all())
+        maps = {c.id: store.gate_result(run_id, c.id, "verify")["detail"]["forms"] for c in cands}
+    assert all(maps.values()) and maps[cands[0].id] != maps[cands[1].id]
+    assert seen == maps

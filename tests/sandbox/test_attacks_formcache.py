@@ -22,6 +22,7 @@ from scigate.sandbox import (
     _isolation,
     arun_python,
     default_cache_dir,
+    form_map_env,
     fresh_workspace,
     run_python,
 )
@@ -123,7 +124,12 @@ def test_a_later_run_loads_what_a_trusted_step_compiled_for_an_earlier_one(prelo
     assert _stats(first[1])["compiled"] >= 1 and _stats(first[1])["private"] == 0
     second = _run(VICTIM, preload)  # another workspace: gate 1b after gate 1
     assert second[0] == "9.000000"
-    assert _stats(second[1]) == {"hits": _stats(first[1])["compiled"], "compiled": 0, "private": 0}
+    assert _stats(second[1]) == {
+        "hits": _stats(first[1])["compiled"],
+        "compiled": 0,
+        "private": 0,
+        "mapped": 0,
+    }
 
 
 async def test_an_agent_run_loads_what_gate_1_compiled() -> None:
@@ -135,7 +141,12 @@ async def test_an_agent_run_loads_what_gate_1_compiled() -> None:
     assert result.ok, result.stderr[-2000:]
     out = result.stdout.splitlines()
     assert out[0] == "9.000000"
-    assert _stats(out[1]) == {"hits": _stats(first[1])["compiled"], "compiled": 0, "private": 0}
+    assert _stats(out[1]) == {
+        "hits": _stats(first[1])["compiled"],
+        "compiled": 0,
+        "private": 0,
+        "mapped": 0,
+    }
 
 
 @pytest.mark.parametrize("bind", ["--ro-bind", "--bind"], ids=["read-only", "control"])
@@ -211,3 +222,94 @@ def test_a_poisoned_entry_is_never_loaded(consistent) -> None:
     else:
         assert again[0] == "9.000000"
         assert _stats(again[1])["compiled"] >= 1  # compiled again by the trusted step
+
+
+# VICTIM, counting FFCx's code generation (`_compile_objects`: C text, then the compile)
+COUNTED = (
+    textwrap.dedent(
+        """
+        import ffcx.codegeneration.jit as _jit
+        _generated = []
+        _generate = _jit._compile_objects
+
+        def _counting(*args, **kwargs):
+            _generated.append(args[3])  # the module name
+            return _generate(*args, **kwargs)
+
+        _jit._compile_objects = _counting
+        """
+    )
+    + VICTIM
+    + "print(len(_generated))\n"
+)
+
+
+def _result(code: str, preload: tuple[str, ...], forms: dict[str, str] | None = None):
+    ws = fresh_workspace(parent=default_cache_dir().parent)
+    result = run_python(code, workspace=ws, preload=preload, env=form_map_env(forms))
+    assert result.ok, (result.reason, result.stderr[-2000:])
+    return result, result.stdout.splitlines()
+
+
+@MODES
+def test_a_later_run_given_its_form_map_generates_no_c(preload) -> None:
+    """Gate 1b's checks get the form map of the candidate's gate-1 run: FFCx finds each
+    module staged in its cache and generates no C text at all (no hit, no request, no
+    private compile), and the answer is the one gate 1 printed."""
+    first, out = _result(COUNTED, preload)
+    assert out[0] == "9.000000" and int(out[2]) >= 1
+    entries = _entries()
+    assert first.forms and all(entries[k]["module_name"] == m for m, k in first.forms.items())
+    second, again = _result(COUNTED, preload, first.forms)
+    assert again[0] == "9.000000"
+    assert int(again[2]) == 0  # no code generation
+    assert _stats(again[1]) == {"hits": 0, "compiled": 0, "private": 0, "mapped": len(first.forms)}
+    assert second.forms == first.forms  # noted again: the entries' LRU stamps
+    _, control = _result(COUNTED, preload)  # the control: no map, C generated again
+    assert control[0] == "9.000000" and int(control[2]) == int(out[2])
+
+
+# an attacker plants doubled weights under its own hash (the host stores that) and notes
+# it as the module its form needs, so its own form map names the poisoned entry
+PLANTER = (
+    textwrap.dedent(
+        r"""
+        import os, re, sys
+        import dolfinx_solver  # noqa: F401
+        import ffcx.codegeneration.jit  # loads the hook (cold runs: on this import)
+        hook = sys.modules["_scigate_formhook"]
+        real_ask = hook._ask_host
+        pattern = re.compile(rb"(static const double weights_\w+\[\d+\] = \{)([^}]*)")
+
+        def scale(m):
+            return m.group(1) + b",".join(str(2 * float(v)).encode() for v in m.group(2).split(b","))
+
+        def evil(spool, key, module_name, flags, c_text):
+            bad = pattern.sub(scale, c_text)
+            own = hook.form_key(bad, module_name, flags)
+            if real_ask(spool, own, module_name, flags, bad):
+                hook._note_hit(spool, own, module_name)
+            return False
+
+        hook._ask_host = evil
+        """
+    )
+    + VICTIM
+)
+
+
+def test_a_form_map_reaches_only_the_candidate_that_claimed_it() -> None:
+    """A candidate can put a poisoned entry in its own form map, and so make its own
+    gate-1b runs load it (18, where its gate 1 printed 9: gate 1b rejects it). A victim
+    with the same form gets its map from its own run, which names the entry compiled
+    from its own C text. The control shows why a map is never handed to another
+    candidate: the attacker's map makes the victim print 18."""
+    attacker, out = _result(PLANTER, PRELOAD)
+    assert out[0] == "9.000000"  # compiled privately from its honest text
+    assert attacker.forms
+    victim, first = _result(VICTIM, PRELOAD)
+    assert first[0] == "9.000000"
+    assert set(victim.forms) == set(attacker.forms)  # the same form, the same module name
+    assert not set(victim.forms.values()) & set(attacker.forms.values())
+    assert _result(VICTIM, PRELOAD, victim.forms)[1][0] == "9.000000"
+    assert _result(VICTIM, PRELOAD, attacker.forms)[1][0] == "18.000000"  # the control

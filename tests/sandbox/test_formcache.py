@@ -349,3 +349,111 @@ def test_a_store_lists_the_cache_only_past_the_bound_or_every_few_stores(
     for key, c in zip(keys[7:], texts[7:], strict=True):  # past the bound by estimate
         cache.store(key, MODULE, FLAGS, c, SO)
         assert sum(s for _, s, _ in real_entries(cache)) <= cache.max_bytes
+
+
+def _stored(cache: FormCache, module: str = MODULE, c_text: str = C_TEXT) -> str:
+    c = c_text.encode()
+    key = form_key(c, module, FLAGS)
+    cache.store(key, module, FLAGS, c, SO)
+    return key
+
+
+OTHER = "libffcx_forms_" + "cd" * 20
+
+
+def test_hit_notes_give_the_runs_form_map_only_as_the_entries_record_it(
+    tmp_path: Path, spool: int
+) -> None:
+    """A run's form map (module name -> key) holds an entry only when the note's module
+    name is the one the entry was compiled for; a note naming another module, a link,
+    a FIFO or an oversized note adds nothing (and still never blocks the host)."""
+    cache = FormCache(tmp_path / "forms")
+    key = _stored(cache)
+    other = _stored(cache, OTHER, C_TEXT.replace(MODULE, OTHER))
+    _put(spool, f"{key}.hit", MODULE.encode())
+    _put(spool, f"{other}.hit", MODULE.encode())  # a lie: that entry is OTHER's
+    used: dict[str, str] = {}
+    serve_spool(cache, spool, used=used)
+    assert used == {MODULE: key}
+    assert os.listdir(spool) == []
+    target = tmp_path / "note"
+    target.write_text(OTHER)
+    os.symlink(target, f"{other}.hit", dir_fd=spool)
+    os.mkfifo(f"{'e' * 64}.hit", dir_fd=spool)
+    _put(spool, f"{other}x.hit", OTHER.encode())  # not a key
+    used2: dict[str, str] = {}
+    serve_spool(cache, spool, used=used2)
+    assert used2 == {}
+    _put(spool, f"{other}.hit", OTHER.encode() + b" " * _formcache.MAX_HIT_NOTE)
+    serve_spool(cache, spool, used=used2)
+    assert used2 == {}
+    _put(spool, f"{other}.hit", OTHER.encode())  # the control: the same note, honest
+    serve_spool(cache, spool, used=used2)
+    assert used2 == {OTHER: other}
+
+
+def test_the_watcher_returns_the_form_map_of_its_run(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".home").mkdir(parents=True)
+    cache = FormCache(_formcache.forms_dir(tmp_path / "cache"))
+    key = _stored(cache)
+    with SpoolWatcher(ws, tmp_path / "cache") as watcher:
+        note = ws / ".home" / ".formspool" / f"{key}.hit"
+        note.write_text(MODULE)  # the run's last moment: taken when the run ends
+    assert _formcache.forms_used(watcher) == {MODULE: key}
+    assert _formcache.forms_used(None) == {}
+
+
+def test_a_form_map_keeps_only_well_formed_entries() -> None:
+    good = {MODULE: "a" * 64}
+    text = json.dumps({**good, "x; rm -rf /": "a" * 64, OTHER: "../" + "a" * 61, MODULE + "1": 3})
+    assert _formhook.read_form_map(text) == good
+    assert _formhook.read_form_map("[1, 2]") == {}
+    assert _formhook.read_form_map("{not json") == {}
+    many = {f"libffcx_forms_{i:040x}": "b" * 64 for i in range(_formhook.MAX_MAP + 5)}
+    assert len(_formhook.read_form_map(json.dumps(many))) == _formhook.MAX_MAP
+    env = _formcache.form_map_env({**good, "bad": "key"})
+    assert json.loads(env[_formhook.MAP_ENV]) == good
+    assert _formcache.form_map_env({}) == {} and _formcache.form_map_env(None) == {}
+
+
+@pytest.fixture
+def mapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[FormCache, str]:
+    """A forms cache with one entry, and a run whose form map names it."""
+    cache = FormCache(tmp_path / "forms")
+    key = _stored(cache)
+    monkeypatch.setenv(_formhook.CACHE_ENV, str(cache.root))
+    monkeypatch.delenv(_formhook.SPOOL_ENV, raising=False)
+    monkeypatch.setattr(_formhook, "_FORM_MAP", {MODULE: key})
+    return cache, key
+
+
+def test_a_mapped_module_is_staged_as_a_finished_ffcx_compile(tmp_path: Path, mapped) -> None:
+    jit = tmp_path / "jit"
+    assert _formhook.stage_mapped(MODULE, str(jit))
+    suffix = __import__("sysconfig").get_config_var("EXT_SUFFIX")
+    assert (jit / (MODULE + suffix)).read_bytes() == SO
+    assert (jit / f"{MODULE}.c").exists() and (jit / f"{MODULE}.c.cached").exists()
+    # a name FFCx already claimed in this run is left to FFCx
+    assert not _formhook.stage_mapped(MODULE, str(jit))
+    # a name the map does not hold is never staged
+    assert not _formhook.stage_mapped(OTHER, str(tmp_path / "jit2"))
+    assert not (tmp_path / "jit2").exists()
+
+
+@pytest.mark.parametrize("damage", ["module", "name", "control"])
+def test_a_map_never_stages_a_damaged_or_foreign_entry(tmp_path: Path, mapped, damage) -> None:
+    """The map's key must lead to an intact entry compiled for that very module name:
+    a swapped module or an entry made for another module is not loaded."""
+    cache, key = mapped
+    entry = cache.root / key
+    if damage == "module":
+        (entry / "module.so").chmod(0o644)
+        (entry / "module.so").write_bytes(b"\x7fELF planted")
+    elif damage == "name":  # the key of OTHER's entry under MODULE's name
+        other = _stored(cache, OTHER, C_TEXT.replace(MODULE, OTHER))
+        _formhook._FORM_MAP[MODULE] = other
+    jit = tmp_path / "jit"
+    staged = _formhook.stage_mapped(MODULE, str(jit))
+    assert staged is (damage == "control")
+    assert (jit / f"{MODULE}.c").exists() is staged

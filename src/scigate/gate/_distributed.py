@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from scigate.errors import ScigateError
@@ -91,6 +92,7 @@ class ExecutorWorkers(GateWorkers):
         mpi_ranks: int,
         timeout: float,
         domain: str,
+        forms: Mapping[str, str] | None = None,
     ) -> InvarianceResult:
         started = time.perf_counter()
         result = await self._run(
@@ -102,6 +104,7 @@ class ExecutorWorkers(GateWorkers):
             mpi_ranks=mpi_ranks,
             timeout=timeout,
             domain=domain,
+            forms=dict(forms or {}),
         )
         if result.ok:
             return result.value

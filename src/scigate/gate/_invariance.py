@@ -38,6 +38,7 @@ import secrets
 import shutil
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -144,12 +145,15 @@ def invariance(
     domain: str = "fenicsx",
     python: str | None = None,
     memory_bytes: int | None = None,
+    forms: Mapping[str, str] | None = None,
 ) -> InvarianceResult:
     """Run the domain's semantic checks on a candidate that passed gate 1.
 
     `reference` is the value gate 1 printed; without it gate 1 runs first, and a
     candidate that does not pass it cannot be judged here (outcome `error`). Checks run
-    in order and stop at the first that fails.
+    in order and stop at the first that fails. `forms` is the compiled-form map of this
+    candidate's gate-1 run (`VerifyResult.forms`): the checks load those modules without
+    generating their C text; never pass another candidate's.
     """
     from scigate._bounds import range_of
     from scigate.domains import get_domain
@@ -171,7 +175,7 @@ def invariance(
             return _verdict(
                 [], None, proposed, started, f"unjudged: gate 1 did not pass ({gate1.reason})"
             )
-        reference = gate1.printed
+        reference, forms = gate1.printed, gate1.forms
     results: list[CheckResult] = []
     for check in checks:
         res = run_check(
@@ -183,6 +187,7 @@ def invariance(
             preload=dom.preload,
             mpiexec=dom.mpiexec,
             memory_bytes=memory_bytes,
+            forms=forms,
         )
         results.append(res)
         if res.outcome == "fail":
@@ -241,8 +246,10 @@ def run_check(
     preload: tuple[str, ...] = (),
     mpiexec: str | None = None,
     memory_bytes: int | None = None,
+    forms: Mapping[str, str] | None = None,
 ) -> CheckResult:
-    """Run one `SemanticCheck` on the candidate and compare with `reference`."""
+    """Run one `SemanticCheck` on the candidate and compare with `reference` (`forms`:
+    the candidate's own gate-1 form map, see `invariance`)."""
     from scigate import sandbox
 
     python = python or sys.executable
@@ -289,6 +296,7 @@ def run_check(
                 [mpiexec, "-n", str(check.mpi_ranks), python, RUNNER],
                 workspace=workspace,
                 limits=limits,
+                env=sandbox.form_map_env(forms),
             )
             outputs, unreadable = read_rank_outputs(workspace, check.mpi_ranks)
         else:
@@ -296,6 +304,7 @@ def run_check(
                 script=Path(RUNNER),
                 workspace=workspace,
                 limits=limits,
+                env=sandbox.form_map_env(forms),
                 python=python,
                 preload=preload,
             )

@@ -419,6 +419,7 @@ async def invariance_stage(
                 mpi_ranks=cfg.mpi_ranks,
                 timeout=cfg.verify_timeout,
                 domain=cfg.domain,
+                forms=(verify.get("detail") or {}).get("forms"),  # this candidate's own
             )
         store.add_gate_result(
             run_id,

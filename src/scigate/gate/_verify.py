@@ -9,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from scigate.gate._candidate import (
     PRIVATE_FILES,
@@ -40,6 +40,10 @@ class VerifyResult(BaseModel):
     exit_code: int | None = None
     timed_out: bool = False
     stderr_tail: str = ""
+    #: the compiled FFCx modules the run loaded from the shared forms cache (module name
+    #: -> key, `SandboxResult.forms`): gate 1b's runs of this candidate load them again
+    #: without generating their C text
+    forms: dict[str, str] = Field(default_factory=dict)
 
     def detail(self) -> dict:
         """The record kept in the run database."""
@@ -117,6 +121,7 @@ def judge_run(cand: Candidate, result) -> VerifyResult:
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "stderr_tail": result.stderr_tail(10),
+        "forms": dict(result.forms),
     }
     if result.timed_out:
         return VerifyResult(

@@ -7,6 +7,7 @@ records what comes back either way, so the run database has one writer.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from scigate.gate._candidate import Candidate
@@ -41,10 +42,16 @@ class GateWorkers:
         mpi_ranks: int,
         timeout: float,
         domain: str,
+        forms: Mapping[str, str] | None = None,
     ) -> InvarianceResult:
-        """Gate 1b (see `invariance`)."""
+        """Gate 1b (see `invariance`; `forms`: the candidate's gate-1 form map)."""
         return await ainvariance(
-            cand, reference=reference, mpi_ranks=mpi_ranks, timeout=timeout, domain=domain
+            cand,
+            reference=reference,
+            mpi_ranks=mpi_ranks,
+            timeout=timeout,
+            domain=domain,
+            forms=forms,
         )
 
     async def solve_command(

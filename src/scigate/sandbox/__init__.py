@@ -45,6 +45,7 @@ from scigate.sandbox._delegate import (
     warm_delegation,
 )
 from scigate.sandbox._env import default_cache_dir, scrub_env
+from scigate.sandbox._formcache import form_map_env
 from scigate.sandbox._hostfs import (
     CopyStats,
     UnsafeWorkspaceFile,
@@ -94,6 +95,7 @@ __all__ = [
     "copy_tree",
     "default_cache_dir",
     "entry_kind",
+    "form_map_env",
     "fresh_workspace",
     "named_paths",
     "open_dir",

@@ -10,8 +10,10 @@ During a run, `SpoolWatcher` serves the run's spool directory (in its workspace)
 `<key>.req` is read without following links, with a size cap, as a regular file only
 (`_hostfs`); its key is computed again here from the C text, the flags (allow-listed)
 and the host's versions, and a request whose key differs from its name or its claim is
-refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes refresh
-an entry's LRU stamp. The cache is kept under `max_bytes` by evicting the entries used
+refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes (the
+module name the run loaded the entry as) refresh an entry's LRU stamp and, when the
+entry's `meta.json` names that module, go into the run's form map (`SpoolWatcher.used`,
+`SandboxResult.forms`), which the caller may hand to later runs of the same candidate. The cache is kept under `max_bytes` by evicting the entries used
 least recently; a store lists the cache only when its running size estimate passes the
 bound or every `RESCAN_STORES` stores, so between listings another process's stores can
 take it over the bound by at most that many entries each.
@@ -31,7 +33,7 @@ import shutil
 import sysconfig
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,7 @@ DEFAULT_MAX_BYTES = 512 << 20
 MAX_BYTES_ENV = "SCIGATE_FORMCACHE_BYTES"
 COMPILE_SECONDS = 300.0
 MAX_COMPILES = 64  # trusted compiles one run may ask for (more are refused)
+MAX_HIT_NOTE = 256  # bytes of a hit note (a module name)
 POLL_SECONDS = 0.005  # the watcher lists the spool this often (an idle run: one listdir)
 
 RESCAN_STORES = 64  # a process lists the whole cache again after this many stores
@@ -210,6 +213,18 @@ class FormCache:
             else:
                 _estimate[str(self.root)] = (total + size, stores + 1)
 
+    def module_name_of(self, key: str) -> str | None:
+        """The module name `key`'s entry records in its `meta.json`, or None."""
+        if not _formhook.KEY.fullmatch(key):
+            return None
+        try:
+            with open(self.root / key / "meta.json", "rb") as f:
+                meta = json.loads(f.read(1 << 16))
+        except (OSError, ValueError):
+            return None
+        name = meta.get("module_name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) and meta.get("key") == key else None
+
     def touch(self, key: str) -> None:
         """Refresh the LRU stamp of `key`'s entry (its directory's mtime)."""
         if _formhook.KEY.fullmatch(key):
@@ -330,14 +345,42 @@ def _serve(
     return "ok"
 
 
+def take_hit(
+    cache: FormCache, spool_fd: int, name: str, used: dict[str, str] | None = None
+) -> None:
+    """Take the hit note `name` (`<key>.hit`) from the spool: refresh the entry's LRU
+    stamp and, when the entry was compiled for the module name the note gives, record
+    it in `used` (module name -> key; at most `_formhook.MAX_MAP` entries)."""
+    key = name[: -len(".hit")]
+    try:
+        raw = read_bytes(spool_fd, name, limit=MAX_HIT_NOTE, what="form hit note")
+    except (OSError, UnsafeWorkspaceFile):
+        raw = b""
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=spool_fd)
+    if not _formhook.KEY.fullmatch(key):
+        return
+    cache.touch(key)
+    module_name = raw.decode("ascii", "replace")
+    if (
+        used is not None
+        and _formhook.MODULE_NAME.fullmatch(module_name)
+        and (module_name in used or len(used) < _formhook.MAX_MAP)
+        and cache.module_name_of(key) == module_name
+    ):
+        used[module_name] = key
+
+
 def serve_spool(
     cache: FormCache,
     spool_fd: int,
     cancel: threading.Event | None = None,
     compiles_left: int = MAX_COMPILES,
+    used: dict[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """Serve every request and hit note now in the spool; (name, outcome) of each.
-    At most `compiles_left` requests are compiled; `cancel` stops a compile."""
+    At most `compiles_left` requests are compiled; `cancel` stops a compile; the hit
+    notes' modules go into `used` (`take_hit`)."""
     done: list[tuple[str, str]] = []
     try:
         names = os.listdir(spool_fd)
@@ -345,9 +388,7 @@ def serve_spool(
         return done
     for name in names:
         if name.endswith(".hit"):
-            cache.touch(name[: -len(".hit")])
-            with contextlib.suppress(OSError):
-                os.unlink(name, dir_fd=spool_fd)
+            take_hit(cache, spool_fd, name, used)
         elif name.endswith(".req"):
             may = len(done) < compiles_left
             done.append((name, handle_request(cache, spool_fd, name, cancel, may)))
@@ -370,12 +411,14 @@ class SpoolWatcher:
         self.fd = real_dirs(workspace, *SPOOL_PARTS)
         self.stop = threading.Event()
         self.log: list[tuple[str, str]] = []
+        #: the run's form map: module name -> key of each entry it loaded (`take_hit`)
+        self.used: dict[str, str] = {}
         self.thread = threading.Thread(target=self._loop, name="scigate-formspool", daemon=True)
 
     def _loop(self) -> None:
         while not self.stop.is_set():
             left = MAX_COMPILES - len(self.log)
-            self.log += serve_spool(self.cache, self.fd, self.stop, left)
+            self.log += serve_spool(self.cache, self.fd, self.stop, left, self.used)
             self.stop.wait(POLL_SECONDS)
 
     def __enter__(self) -> SpoolWatcher:
@@ -388,7 +431,7 @@ class SpoolWatcher:
         with contextlib.suppress(OSError):  # hit notes of the run's last moments
             for name in os.listdir(self.fd):
                 if name.endswith(".hit"):
-                    self.cache.touch(name[: -len(".hit")])
+                    take_hit(self.cache, self.fd, name, self.used)
         os.close(self.fd)
 
 
@@ -408,3 +451,17 @@ def run_env(cache_dir: Path, inside_workspace: str, pythonpath: str = "") -> dic
         _formhook.SPOOL_ENV: str(Path(inside_workspace, *SPOOL_PARTS)),
         "PYTHONPATH": os.pathsep.join(p for p in (str(SITE_DIR), pythonpath) if p),
     }
+
+
+def form_map_env(forms: Mapping[str, str] | None) -> dict[str, str]:
+    """The `env` of a later run of the same candidate that loads the modules an earlier
+    run loaded (its `SandboxResult.forms`) without generating their C text; only for
+    runs of that one candidate (the map is what its own run claimed). Empty when there
+    is nothing to map."""
+    kept = _formhook.read_form_map(json.dumps(dict(forms or {})))
+    return {_formhook.MAP_ENV: json.dumps(kept, sort_keys=True)} if kept else {}
+
+
+def forms_used(watcher: object) -> dict[str, str]:
+    """The form map a finished run's watcher recorded (empty for no watcher)."""
+    return dict(watcher.used) if isinstance(watcher, SpoolWatcher) else {}

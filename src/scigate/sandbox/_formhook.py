@@ -19,6 +19,16 @@ flags and the FFCx/DOLFINx/cffi/Python versions) and
 
 The key is always computed here from what this run generated, so a candidate can
 neither choose what another loads nor load a module compiled from different C text.
+
+A later run of the same candidate (gate 1b's checks) may be given a *form map*
+(`SCIGATE_FORM_MAP`: FFCx module name -> key, the modules the candidate's gate-1 run
+loaded from the shared cache, as the host recorded them from its `<key>.hit` notes and
+checked against each entry's `meta.json`). For a module named there, FFCx's own cache
+lookup finds the entry's module staged in the run's JIT dir and FFCx generates no C
+at all: what the naive loop's FFCx cache does between runs of one candidate. Only the
+candidate's own earlier claims reach the map, and each names a module a trusted
+compile built under that module name, so a candidate can at most make its own checks
+load a module its own gate-1 run loaded (see docs/formcache.md).
 Standard library only (plus cffi/ffcx, already imported when the hook runs): the
 scigate package is not visible inside a sandbox, only this directory.
 """
@@ -38,6 +48,8 @@ from collections.abc import Iterable
 
 CACHE_ENV = "SCIGATE_FORMCACHE"  # the shared forms dir (read-only inside runs)
 SPOOL_ENV = "SCIGATE_FORM_SPOOL"  # the run's spool dir (in its workspace)
+MAP_ENV = "SCIGATE_FORM_MAP"  # JSON {module name: key} of the candidate's gate-1 run
+MAX_MAP = 256  # entries of a form map (more are ignored)
 WAIT_ENV = "SCIGATE_FORM_WAIT"  # seconds to wait for the host's answer
 DEFAULT_WAIT = 180.0
 VERSION = "scigate-formcache-v1"
@@ -57,7 +69,12 @@ SO_NAME = "module.so"
 # 50 ms per form between the answer and the run seeing it)
 POLL_FIRST = 0.002
 POLL_MAX = 0.01
-STATS = {"hits": 0, "compiled": 0, "private": 0}  # what this process did (tests read it)
+STATS = {
+    "hits": 0,
+    "compiled": 0,
+    "private": 0,
+    "mapped": 0,
+}  # what this process did (tests read it)
 
 
 @functools.cache
@@ -134,6 +151,19 @@ def form_key(c_text: bytes, module_name: str, flags: dict, tag: str | None = Non
 def entry_module(entry_dir: str, key: str, module_name: str, c_text: bytes) -> bytes | None:
     """The module bytes of the cache entry `entry_dir` when it is intact and is the
     compile of exactly `c_text` under `key`; None for a missing or poisoned entry."""
+    found = _read_entry(entry_dir, key, module_name)
+    return found[1] if found is not None and found[0] == c_text else None
+
+
+def mapped_module(entry_dir: str, key: str, module_name: str) -> bytes | None:
+    """The module bytes of the entry `entry_dir` when it is intact and was compiled
+    under `key` for `module_name` (a form-map load: this run generated no C text)."""
+    found = _read_entry(entry_dir, key, module_name)
+    return found[1] if found is not None else None
+
+
+def _read_entry(entry_dir: str, key: str, module_name: str) -> tuple[bytes, bytes] | None:
+    """(source, module) of an intact entry made for `key` and `module_name`, else None."""
     try:
         with open(os.path.join(entry_dir, "meta.json"), "rb") as f:
             meta = json.loads(f.read(1 << 16))
@@ -147,11 +177,10 @@ def entry_module(entry_dir: str, key: str, module_name: str, c_text: bytes) -> b
         not isinstance(meta, dict)
         or meta.get("key") != key
         or meta.get("module_name") != module_name
-        or source != c_text
         or hashlib.sha256(module).hexdigest() != meta.get("so_sha256")
     ):
         return None
-    return module
+    return source, module
 
 
 def _write_new(directory: str, name: str, data: bytes) -> None:
@@ -186,11 +215,12 @@ def _ask_host(spool: str, key: str, module_name: str, flags: dict, c_text: bytes
     return False
 
 
-def _note_hit(spool: str | None, key: str) -> None:
-    """Tell the host an entry was used (its LRU stamp); harmless if a run lies."""
+def _note_hit(spool: str | None, key: str, module_name: str) -> None:
+    """Tell the host the run loaded `key`'s entry as `module_name` (its LRU stamp, and
+    the candidate's form map for its later checks); a lie misleads only this candidate."""
     if spool:
         with contextlib.suppress(OSError):
-            _write_new(spool, key + ".hit", b"")
+            _write_new(spool, key + ".hit", module_name.encode())
 
 
 def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
@@ -215,10 +245,12 @@ def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
     module = entry_module(entry, key, module_name, c_text)
     if module is not None:
         STATS["hits"] += 1
-        _note_hit(spool, key)
+        _note_hit(spool, key, module_name)
     elif spool and len(c_text) <= MAX_SOURCE and _ask_host(spool, key, module_name, flags, c_text):
         module = entry_module(entry, key, module_name, c_text)
-        STATS["compiled"] += module is not None
+        if module is not None:
+            STATS["compiled"] += 1
+            _note_hit(spool, key, module_name)
     if module is None:
         STATS["private"] += 1
         return original()
@@ -234,11 +266,16 @@ def _include_ok(include_dirs: object) -> bool:
 
 
 def _patch(jit: object) -> None:
-    """Give FFCx's JIT module an FFI whose `compile` goes through `shared_compile`."""
+    """Give FFCx's JIT module an FFI whose `compile` goes through `shared_compile`, and,
+    when the run has a form map, a cache lookup that stages the mapped modules."""
     import types
 
     import cffi
 
+    _take_form_map()
+    if _FORM_MAP and not getattr(jit, "_scigate_formmap", False):
+        jit.get_cached_module = _mapped_lookup(jit.get_cached_module)  # type: ignore[attr-defined]
+        jit._scigate_formmap = True  # type: ignore[attr-defined]
     if getattr(jit, "_scigate_formhook", False):
         return
 
@@ -253,6 +290,79 @@ def _patch(jit: object) -> None:
 
     jit.cffi = types.SimpleNamespace(FFI=FFI)  # type: ignore[attr-defined]
     jit._scigate_formhook = True  # type: ignore[attr-defined]
+
+
+_FORM_MAP: dict[str, str] = {}  # this run's form map (`read_form_map`, set by `install`)
+
+
+def _take_form_map() -> None:
+    """Read this run's form map from its environment, once (the variable is removed,
+    so an interpreter the run starts compiles for itself)."""
+    text = os.environ.pop(MAP_ENV, None)
+    if text is not None:
+        _FORM_MAP.clear()
+        _FORM_MAP.update(read_form_map(text))
+
+
+def read_form_map(text: str | None) -> dict[str, str]:
+    """The form map in `text` (JSON {module name: key}); malformed entries are dropped,
+    at most MAX_MAP kept."""
+    try:
+        raw = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    found = [
+        (name, key)
+        for name, key in raw.items()
+        if isinstance(name, str)
+        and isinstance(key, str)
+        and MODULE_NAME.fullmatch(name)
+        and KEY.fullmatch(key)
+    ]
+    return dict(found[:MAX_MAP])
+
+
+def stage_mapped(module_name: str, cache_dir: str) -> bool:
+    """Put the form map's module for `module_name` into FFCx's cache dir `cache_dir` as
+    a finished compile (`<name>.c`, `<name>.c.cached`, the module), so FFCx loads it
+    without generating code; False (nothing written) when it cannot be."""
+    key, cache = _FORM_MAP.get(module_name), os.environ.get(CACHE_ENV)
+    if not key or not cache:
+        return False
+    module = mapped_module(os.path.join(cache, key), key, module_name)
+    if module is None:
+        return False
+    c_file = os.path.join(cache_dir, module_name + ".c")
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        # FFCx's own claim on the name: when it is taken, the name is left to FFCx
+        fd = os.open(c_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    except OSError:
+        return False
+    os.close(fd)
+    try:
+        _write_new(cache_dir, module_name + sysconfig.get_config_var("EXT_SUFFIX"), module)
+        _write_new(cache_dir, module_name + ".c.cached", b"")
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(c_file)
+        return False
+    STATS["mapped"] += 1
+    _note_hit(os.environ.get(SPOOL_ENV), key, module_name)
+    return True
+
+
+def _mapped_lookup(find):
+    """FFCx's `get_cached_module`, first staging a form-map module for the name."""
+
+    def get_cached_module(module_name, object_names, cache_dir, timeout):
+        if cache_dir is not None and module_name in _FORM_MAP:
+            stage_mapped(module_name, str(cache_dir))
+        return find(module_name, object_names, cache_dir, timeout)
+
+    return get_cached_module
 
 
 class _PatchOnImport:
@@ -290,6 +400,8 @@ def install() -> bool:
     (`SCIGATE_FORMCACHE`); True when installed."""
     if not os.environ.get(CACHE_ENV):
         return False
+    _FORM_MAP.clear()  # a warm server's child: nothing of an earlier run's map
+    _take_form_map()
     jit = sys.modules.get("ffcx.codegeneration.jit")
     if jit is not None:
         _patch(jit)

@@ -59,6 +59,10 @@ class SandboxResult(BaseModel):
     #: the isolation the run had: "bwrap: ..." or "none: why"
     isolation: str = "none"
     workspace_exceeded: bool = False
+    #: compiled FFCx modules the run loaded from the shared forms cache (module name ->
+    #: cache key, each checked against the entry); `form_map_env(forms)` lets a later
+    #: run of the same candidate load them without generating their C text
+    forms: dict[str, str] = Field(default_factory=dict)
 
     @property
     def isolated(self) -> bool:

@@ -297,7 +297,9 @@ def execute(
             os.close(ws_fd)
         raise
     with watcher:
-        return _execute(argv, ws, limits, child_env, prefix, ws_fd, stdin, cancel)
+        result = _execute(argv, ws, limits, child_env, prefix, ws_fd, stdin, cancel)
+    result.forms = _formcache.forms_used(watcher)  # after the watcher took the last notes
+    return result
 
 
 def forms_watcher(

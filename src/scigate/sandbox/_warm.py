@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from scigate.errors import BadInput
+from scigate.sandbox import _formcache
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import sandbox_env
 from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, kill_sandbox
@@ -513,7 +514,10 @@ def execute_warm(
         pool.release(server, healthy=True)
         raise
     with watcher:
-        return _run_warm(argv, script, ws, limits, child_env, prefix, pool, server, cancel, cold)
+        result = _run_warm(argv, script, ws, limits, child_env, prefix, pool, server, cancel, cold)
+    if not result.forms:  # a cold fallback's own watcher already recorded them
+        result.forms = _formcache.forms_used(watcher)
+    return result
 
 
 def _run_warm(
