@@ -313,3 +313,44 @@ def test_a_form_map_reaches_only_the_candidate_that_claimed_it() -> None:
     assert not set(victim.forms.values()) & set(attacker.forms.values())
     assert _result(VICTIM, PRELOAD, victim.forms)[1][0] == "9.000000"
     assert _result(VICTIM, PRELOAD, attacker.forms)[1][0] == "18.000000"  # the control
+
+
+MODULE = "libffcx_forms_" + "ab" * 20
+FLAGS = {"extra_compile_args": ["-O2", "-g0"], "libraries": ["m"], "debug": False}
+
+
+@pytest.mark.parametrize("how", ["warm", "cold", "control"])
+def test_a_trusted_compile_cannot_read_the_hosts_files(how, tmp_path, monkeypatch) -> None:
+    """The trusted compile runs the C compiler on a candidate's C text: forked from a
+    warm server (the default) or in a fresh sandbox, an `#include` of a host file finds
+    nothing. The control, the same command outside the sandbox, embeds the file."""
+    secret = tmp_path / "secret.h"
+    secret.write_text('const char leaked[] = "HOST-SECRET-7431";\n')
+    c_text = f'#include "{secret}"\nvoid *PyInit_{MODULE}(void) {{ return (void *)leaked; }}\n'
+    if how == "control":
+        work = tmp_path / "work"
+        work.mkdir()
+        (work / "source.c").write_text(c_text)
+        import subprocess
+
+        subprocess.run(_formcache.compile_command(FLAGS), cwd=work, check=True)
+        assert b"HOST-SECRET-7431" in (work / "module.so").read_bytes()
+        return
+    warm_runs: list[tuple] = []
+    if how == "cold":
+        monkeypatch.setattr(_formcache, "_execute_warm", None)
+    else:
+        real = _formcache._execute_warm
+        assert real is not None  # registered by the warm runner: the default
+
+        def counted(*args, **kwargs):
+            warm_runs.append(kwargs["preload"])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(_formcache, "_execute_warm", counted)
+    with pytest.raises(RuntimeError, match="the C compiler failed"):
+        _formcache.compile_trusted(c_text.encode(), FLAGS)
+    # and the same runner compiles a text that needs nothing of the host
+    clean = f"void *PyInit_{MODULE}(void) {{ return 0; }}\n".encode()
+    assert _formcache.compile_trusted(clean, FLAGS).startswith(b"\x7fELF")
+    assert len(warm_runs) == (2 if how == "warm" else 0)

@@ -30,8 +30,8 @@ import os
 import secrets
 import shlex
 import shutil
+import sys
 import sysconfig
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -111,9 +111,14 @@ def compile_command(flags: dict) -> list[str]:
     ]
 
 
-# The sandbox runner that runs trusted compiles: `_runner` registers its `execute` when it
-# loads (the runner serves the spool, so this module must not import the runner back).
+# The sandbox runners that run trusted compiles: `_runner` registers its `execute` and
+# `_warm` its `execute_warm` when they load (the runner serves the spool, so this module
+# must not import the runners back).
 _execute: Callable[..., Any] | None = None
+_execute_warm: Callable[..., Any] | None = None
+# what a trusted compile's warm server preloads: the compiler is a subprocess of the run
+COMPILE_PRELOAD = ("subprocess",)
+COMPILE_RUNNER = "scigate_cc.py"
 
 
 def use_runner(execute: Callable[..., Any]) -> None:
@@ -122,34 +127,66 @@ def use_runner(execute: Callable[..., Any]) -> None:
     _execute = execute
 
 
+def use_warm_runner(execute_warm: Callable[..., Any] | None) -> None:
+    """Fork trusted compiles from a warm server with `execute_warm` (None: cold runs)."""
+    global _execute_warm
+    _execute_warm = execute_warm
+
+
 def compile_trusted(c_text: bytes, flags: dict, cancel: threading.Event | None = None) -> bytes:
     """Compile `c_text` with `flags` in a fresh sandbox whose workspace holds only that
     text; the module's bytes. RuntimeError when the compiler fails; `cancel` (the
     asking run ended) stops the compile."""
     from scigate.sandbox._models import Limits
+    from scigate.sandbox._workspace import fresh_workspace
 
     if _execute is None:
         raise RuntimeError("no sandbox runner registered for trusted compiles")
-    execute = _execute
     if not _formhook.flags_allowed(flags):
         raise RuntimeError("compile flags outside the allow-list")
-    work = Path(tempfile.mkdtemp(prefix=f"scigate-ws-{os.getpid()}-formcc-"))
+    work = fresh_workspace()
     try:
-        fd = os.open(work / "source.c", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)
-        with os.fdopen(fd, "wb") as f:
-            f.write(c_text)
-        result = execute(
-            compile_command(flags),
-            workspace=work,
-            limits=Limits(wall_seconds=COMPILE_SECONDS, cpu_seconds=COMPILE_SECONDS),
-            forms=False,
-            cancel=cancel,
-        )
+        _write_new(work / "source.c", c_text)
+        limits = Limits(wall_seconds=COMPILE_SECONDS, cpu_seconds=COMPILE_SECONDS)
+        command = compile_command(flags)
+        if _execute_warm is not None:
+            # forked from a warm server (about 0.01 s against 0.1-0.2 s for a fresh
+            # sandbox): a run like any other, with this workspace and these limits
+            _write_new(work / COMPILE_RUNNER, _compile_runner(command).encode())
+            result = _execute_warm(
+                [sys.executable, COMPILE_RUNNER],
+                script=Path(COMPILE_RUNNER),
+                workspace=work,
+                limits=limits,
+                env=None,
+                cache_dir=None,
+                preload=COMPILE_PRELOAD,
+                cancel=cancel,
+                forms=False,
+            )
+        else:
+            result = _execute(command, workspace=work, limits=limits, forms=False, cancel=cancel)
         if not result.ok:
             raise RuntimeError(f"the C compiler failed: {result.reason}")
         return read_bytes(work, _formhook.SO_NAME, limit=MAX_MODULE, what="compiled module")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Write a new file (never through a link, never over an existing one)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
+def _compile_runner(command: list[str]) -> str:
+    """The Python a warm run executes for a trusted compile: the compiler command, its
+    exit status as the run's."""
+    return (
+        "import subprocess, sys\n"
+        f"sys.exit(subprocess.run({command!r}, stdin=subprocess.DEVNULL).returncode)\n"
+    )
 
 
 class FormCache:

@@ -482,14 +482,18 @@ def execute_warm(
     cache_dir: Path | None,
     preload: Sequence[str],
     cancel: threading.Event | None = None,
+    forms: bool = True,
 ) -> SandboxResult:
     """Run `argv` = [python, script, ...] in a warm server; cold when none can start.
 
     Under isolation the workspace's entries are moved (renames, same file system) into
     the server's slot, which the server sees as /sandbox/workspace, for the run and
-    moved back after; a workspace on another file system runs cold.
+    moved back after; a workspace on another file system runs cold. `forms=False`
+    keeps the run away from the shared compiled-forms cache (`_runner.prepare`).
     """
-    ws, limits, child_env, prefix, _ = prepare(workspace, limits, env, cache_dir, warm=True)
+    ws, limits, child_env, prefix, _ = prepare(
+        workspace, limits, env, cache_dir, warm=True, forms=forms
+    )
     isolated = prefix is not None
     if cancel is not None and cancel.is_set():
         return cancelled_result(argv, limits, prefix)
@@ -499,7 +503,13 @@ def execute_warm(
 
     def cold() -> SandboxResult:
         return execute(
-            argv, workspace=ws, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
+            argv,
+            workspace=ws,
+            limits=limits,
+            env=env,
+            cache_dir=cache_dir,
+            cancel=cancel,
+            forms=forms,
         )
 
     try:
@@ -623,3 +633,6 @@ def _move_back(run_ws: Path, ws: Path) -> bool:
                 else:
                     os.unlink(entry.path)
         return False
+
+
+_formcache.use_warm_runner(execute_warm)  # trusted form compiles fork from a warm server
