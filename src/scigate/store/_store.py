@@ -702,12 +702,12 @@ class Store(GateReads, AuditReads):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             conn.execute("PRAGMA query_only = OFF")
+        decoded = [name for name in names if name in JSON_COLUMNS]
         out = []
         for row in rows:
             item = dict(zip(names, row, strict=True))
-            for name in names:
-                if name in JSON_COLUMNS:
-                    item[name] = _decode_query_value(name, item)
+            for name in decoded:
+                item[name] = _decode_query_value(name, item)
             out.append(item)
         return out
 
