@@ -10,7 +10,7 @@ query is read-only (`Store.query`); the bulk reads page (`candidate_pages`,
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 __all__ = ["AuditReads"]
@@ -35,7 +35,11 @@ class AuditReads:
     """Reads for the audit, the report and the review queue, by name (mixed into `Store`)."""
 
     def query(
-        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+        self,
+        sql: str,
+        params: Sequence[Any] | dict[str, Any] = (),
+        *,
+        texts: Collection[str] = (),
     ) -> list[dict[str, Any]]:  # pragma: no cover - Store's own
         raise NotImplementedError
 
@@ -110,10 +114,10 @@ class AuditReads:
         `detail_text`, the detail's JSON text as stored (for a caller that writes the
         detail out again as JSON: it need not encode it anew)."""
         marks = ",".join("?" * len(ids))
-        extra = ", detail AS detail_text" if texts else ""
         rows = self.query(
-            f"SELECT {_GATE_COLUMNS}{extra} FROM gate_results WHERE candidate_id IN ({marks})",
+            f"SELECT {_GATE_COLUMNS} FROM gate_results WHERE candidate_id IN ({marks})",
             list(ids),
+            texts=("detail",) if texts else (),
         )
         # sorted here, not by SQLite: its ORDER BY sorts whole rows (details included)
         # in a temporary b-tree, about a third of the query's time
