@@ -17,11 +17,14 @@ import pytest
 
 from scigate.gate._audit import audit, audit_candidates, audit_rows, latest_results
 from scigate.gate._report import (
+    _MARK,
     REPLY_CHARS,
     _csv_cell,
     _ItemPass,
+    _json_bytes,
     _slim,
     _statuses,
+    _Stored,
     browser_items,
     build_report,
     embedded_items,
@@ -82,6 +85,23 @@ def test_slim_cuts_long_replies_and_transcripts_and_keeps_the_rest() -> None:
     assert got == {"calls": [{"reply": "y" * REPLY_CHARS + " …"}, {"reply": "z"}]}
     assert long["calls"][0]["reply"] == "y" * (REPLY_CHARS + 1)  # the row is not changed
     assert _slim({"calls": None, "a": 1}) == {"calls": None, "a": 1}
+
+
+def test_stored_details_are_spliced_in_as_stored_and_decode_the_same() -> None:
+    """`_json_bytes` writes a `_Stored` detail's text as it is; a string of the data that
+    holds the mark it splices at is detected, and the block is then encoded anew."""
+    text = '{"calls": [{"reply": "\\u00e9t\\u00e9", "order": ["B", "A"]}], "x": 1.50}'
+    value = [{"gate": "screen", "detail": _Stored(text)}, {"gate": "verify", "detail": {}}]
+    out = _json_bytes(value).decode()
+    assert text in out  # spliced as stored (white space and escapes kept)
+    expected = [{"gate": "screen", "detail": json.loads(text)}, {"gate": "verify", "detail": {}}]
+    assert json.loads(out) == expected
+    # a reply holding the mark: where its encoding holds the encoded mark (quotes
+    # included), the block is decoded and encoded anew; either way the data is the same
+    for forged, anew in ((_MARK, True), ('x"' + _MARK, True), ("a" + _MARK, False)):
+        out = _json_bytes([*value, {"reply": forged}]).decode()
+        assert (text not in out) is anew
+        assert json.loads(out) == [*expected, {"reply": forged}]
 
 
 def test_item_pass_in_small_blocks_reads_what_the_whole_database_gives(scale_db) -> None:

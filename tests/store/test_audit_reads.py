@@ -4,6 +4,7 @@ there: no SQL is written in `scigate.gate` or `scigate.review` (issue 24, typed 
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -158,6 +159,16 @@ def test_gate_results_whole_paged_and_per_candidate(db, tmp_path: Path) -> None:
         "screen",
         "solve",
     ]
+    # `texts`: each row as without, plus its detail's JSON text as the database holds it
+    both = store.gate_results_of_candidates([a, b, ids["c"]], texts=True)
+    assert [r["id"] for r in both] == sorted(r["id"] for r in both) and len(both) == 7
+    raw = sqlite3.connect(store.path)
+    stored = dict(raw.execute("SELECT id, detail FROM gate_results"))
+    raw.close()
+    for row in both:
+        assert row.pop("detail_text") == stored[row["id"]]
+        assert json.loads(stored[row["id"]]) == row["detail"]
+    assert both == rows
     assert store.candidate_ids_by_first_result() == [a, b, ids["c"]]
     assert store.screens_by_first_result() == ["S", "T"]
     assert store.gate_results_without_candidate() == []

@@ -10,7 +10,7 @@ import pytest
 
 import scigate.store._connection as connection
 from scigate.errors import BadInput, ScigateError
-from scigate.store import SCHEMA_VERSION, Store
+from scigate.store import SCHEMA_VERSION, CandidateRecord, Store
 
 
 def _digest(path: Path) -> str:
@@ -27,6 +27,34 @@ def _damaged(path: Path, table: str, column: str, text: str) -> str:
     conn.commit()
     conn.close()
     return run_id
+
+
+@pytest.mark.parametrize("column", ["options", "meta"])
+def test_a_reader_names_the_damaged_one_of_a_tables_json_columns(tmp_path, column) -> None:
+    """`check_json` scans a table of several JSON columns once for all of them, and then
+    names the damaged column (the first in table order when several are)."""
+    path = tmp_path / "run.db"
+    with Store(path) as store:
+        run_id = store.create_run("gate", config={})
+        for k in range(3):
+            store.add_candidate(
+                CandidateRecord(
+                    question=f"q{k}", options={"A": "1", "B": "2"}, answer="A", run_id=run_id
+                )
+            )
+    conn = sqlite3.connect(path)
+    conn.execute(f"UPDATE candidates SET {column} = '{{x' WHERE question = 'q1'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(BadInput, match=f"candidates.{column} .* does not hold JSON"):
+        Store(path, create=False, readonly=True)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE candidates SET meta = '[' WHERE question = 'q2'")
+    conn.execute("UPDATE candidates SET options = '[' WHERE question = 'q2'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(BadInput, match=r"candidates\.options .* does not hold JSON"):
+        Store(path, create=False, readonly=True)
 
 
 @pytest.mark.parametrize("kwargs", [{"create": False}, {"create": False, "readonly": True}])

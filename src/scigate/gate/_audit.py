@@ -114,21 +114,28 @@ def audit(
     candidates: list[CandidateRecord] | None = None,
     latest: Latest | None = None,
     accepted: Iterable[str] | None = None,
+    domains: Mapping[str, str] | None = None,
 ) -> Audit:
     """Compute every audit over the whole database (latest result per gate and screen).
 
     `candidates` and `latest` may be passed in when the caller has already loaded them,
-    `accepted` (the ids whose status is accepted) when it has the statuses.
+    `accepted` (the ids whose status is accepted) when it has the statuses, `domains`
+    (`candidate_domains(store)`) when it has read them.
     """
     from scigate.review import review_of
 
     with gc_paused():
-        result = _audit(store, candidates, latest)
+        result = _audit(store, candidates, latest, domains)
     result.review = review_of(store, "candidate", accepted=accepted)
     return result
 
 
-def _audit(store: Store, candidates: list[CandidateRecord] | None, latest: Latest | None) -> Audit:
+def _audit(
+    store: Store,
+    candidates: list[CandidateRecord] | None,
+    latest: Latest | None,
+    domains: Mapping[str, str] | None = None,
+) -> Audit:
     cand_list = candidates if candidates is not None else audit_candidates(store)
     cands = {c.id: c for c in cand_list}
     latest = latest if latest is not None else latest_results(store, audit_rows(store))
@@ -157,8 +164,10 @@ def _audit(store: Store, candidates: list[CandidateRecord] | None, latest: Lates
     largest = groups[0] if groups else []
 
     families = Counter((c.family or "(none)") for c in cands.values())
-    funnel = _in_loop_funnel(store, latest, screen_names, cands)
-    pool_ids = db_funnel(store, latest, screen_names, cands)["pool_ids"]
+    domains = domains if domains is not None else candidate_domains(store)
+    whole = db_funnel(store, latest, screen_names, cands, domains)
+    pool_ids = whole["pool_ids"]
+    funnel = _in_loop_funnel(store, latest, screen_names, cands, whole, domains)
     pool = [cands[c] for c in pool_ids]
     pool_families = Counter((c.family or "(none)") for c in pool)
     position = {cid: k for k, cid in enumerate(ids)}
@@ -356,18 +365,27 @@ def audit_view(row: dict[str, Any]) -> dict[str, Any]:
     the screen calls themselves (a few hundred distinct (order, letter, correct) triples)
     are shared between rows, not copied: the view is read-only."""
     out = dict(row)
-    for k in _SHARED:
+    intern = sys.intern
+    for k in _SHARED_ALWAYS:
         v = out.get(k)
-        if type(v) is str and (k != "reason" or len(v) <= _INTERN_CHARS):
-            out[k] = sys.intern(v)
+        if type(v) is str:
+            out[k] = intern(v)
+    v = out.get("reason")
+    if type(v) is str and len(v) <= _INTERN_CHARS:
+        out["reason"] = intern(v)
     detail = row.get("detail")
     if not isinstance(detail, dict):
         return out
-    slim = {sys.intern(k): v for k, v in detail.items() if k != "transcript_tail"}
-    if isinstance(slim.get("calls"), list):
-        slim["calls"] = [_shared_call(c) if isinstance(c, dict) else c for c in slim["calls"]]
+    slim = {intern(k): v for k, v in detail.items() if k != "transcript_tail"}
+    calls = slim.get("calls")
+    if isinstance(calls, list):
+        slim["calls"] = [_shared_call(c) if isinstance(c, dict) else c for c in calls]
     out["detail"] = slim
     return out
+
+
+#: `_SHARED` but the reason, which `audit_view` shares only when short.
+_SHARED_ALWAYS = tuple(k for k in _SHARED if k != "reason")
 
 
 #: Reasons up to this long are interned by `audit_view` ("2 of 3" repeats; long ones rarely).
@@ -661,10 +679,20 @@ def _rescreens(store: Store) -> list[dict[str, Any]]:
 
 
 def _in_loop_funnel(
-    store: Store, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+    store: Store,
+    latest: Latest,
+    screens: list[str],
+    cands: dict[str, CandidateRecord],
+    whole: dict[str, Any] | None = None,
+    domains: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """`db_funnel` over the generation runs' own gate results and screens (no rescreen)."""
-    if store.non_gate_run_result_count():
+    """`db_funnel` over the generation runs' own gate results and screens (no rescreen).
+
+    `whole` is `db_funnel(store, latest, screens, cands)` when the caller has it: with no
+    result of another run and every screen an in-loop one, the in-loop funnel is that
+    very funnel (same results, same screens), so it is not computed twice."""
+    rescreened = store.non_gate_run_result_count()
+    if rescreened:
         gate_runs = {r["id"] for r in store.runs() if r["kind"] == "gate"}
         latest = latest_results(store, (g for g in audit_rows(store) if g["run_id"] in gate_runs))
     in_loop = {
@@ -673,26 +701,37 @@ def _in_loop_funnel(
         if r["kind"] == "gate"
         for s in (r.get("config") or {}).get("screens") or []
     }
-    funnel = db_funnel(store, latest, [s for s in screens if s in in_loop], cands)
+    own = [s for s in screens if s in in_loop]
+    if whole is not None and not rescreened and own == screens:
+        funnel = dict(whole)
+    else:
+        funnel = db_funnel(store, latest, own, cands, domains)
     funnel.pop("pool_ids")
     return funnel
 
 
 def db_funnel(
-    store: Store, latest: Latest, screens: list[str], cands: dict[str, CandidateRecord]
+    store: Store,
+    latest: Latest,
+    screens: list[str],
+    cands: dict[str, CandidateRecord],
+    domains: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """generated, verified, each screen (sequential), solved, unique over the database.
 
     `unique` counts distinct normalized questions among the survivors (exact
     deduplication). The returned dict also holds `pool_ids`, the surviving candidates
-    after deduplication (callers pop it before publishing the funnel).
+    after deduplication (callers pop it before publishing the funnel). `domains`
+    (`candidate_domains`, of these candidates or more) is read when not given.
     """
     ordered = sorted(cands, key=lambda i: (cands[i].created_at, i))
     verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
     invariant = invariant_candidates(latest, verified)
     alive = [c for c in verified if not _rejected_by_invariance(latest, c)]
     # each candidate meets only its own domain's screens and tool gate (`pool_scopes`)
-    scope = pool_scopes(latest, screens, cands, candidate_domains(store, cands))
+    if domains is None:
+        domains = candidate_domains(store, cands)
+    scope = pool_scopes(latest, screens, cands, domains)
     per_screen: dict[str, int] = {}
     for s in screens:
         alive = [

@@ -8,6 +8,7 @@ import datetime as dt
 import gzip
 import json
 import re
+import secrets
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -72,10 +73,13 @@ def build_report(store: Store, out_dir: Path) -> ReportFiles:
         # its slim records and gate-result views
         items = _ItemPass(store)
         latest = items.latest()
-        statuses = _statuses(store, latest)
+        domains = candidate_domains(store)  # read once: the statuses and the audit's
+        statuses = _statuses(store, latest, domains)
         candidates = items.candidates()
         accepted = [c.id for c in candidates if statuses[c.id] == "accepted"]
-        result = audit(store, candidates=candidates, latest=latest, accepted=accepted)
+        result = audit(
+            store, candidates=candidates, latest=latest, accepted=accepted, domains=domains
+        )
         del latest
         runs = runs_with_executors(store)
         summary = {
@@ -116,13 +120,16 @@ class _ItemPass:
         self.kept: list[tuple[Any, ...]] = []
         self.details: list[str] = []
         self._records: list[tuple[int, CandidateRecord]] = []
+        #: candidate id -> the id of its first gate result (rows come in id order per
+        #: candidate, and each candidate's rows in one query)
+        self._first: dict[str, int] = {}
 
     def latest(self) -> Latest:
         """Read everything; the latest gate results, candidates in the order in which
         their first gate result was stored (as `latest_results` over `audit_rows`)."""
         latest = latest_results(self.store, self._views())
         out: Latest = defaultdict(dict)
-        for cid in self.store.candidate_ids_by_first_result():
+        for cid in sorted(self._first, key=self._first.__getitem__):
             out[cid] = latest[cid]
         return out
 
@@ -132,7 +139,7 @@ class _ItemPass:
         return [c for _, c in self._records]
 
     def _views(self) -> Iterator[dict[str, Any]]:
-        step = self.block * _READ_BLOCKS
+        step, first = self.block * _READ_BLOCKS, self._first
         for k in range(0, len(self.order), step):
             ids = self.order[k : k + step]
             rows = {}
@@ -141,8 +148,11 @@ class _ItemPass:
                 slim = {c: v for c, v in row.items() if c not in _NOT_AUDITED}
                 self._records.append((row["rowid"], next(candidate_records([slim]))))
             records: dict[str, list[dict[str, Any]]] = {}
-            for g in self.store.gate_results_of_candidates(ids):
-                records.setdefault(g["candidate_id"], []).append(_record(g))
+            for g in self.store.gate_results_of_candidates(ids, texts=True):
+                text = g.pop("detail_text")
+                cid = g["candidate_id"]
+                first.setdefault(cid, g["id"])
+                records.setdefault(cid, []).append(_record(g, text))
                 yield audit_view(g)
             for b in range(0, len(ids), self.block):
                 items = [
@@ -154,6 +164,7 @@ class _ItemPass:
                 )
         # gate results of no stored candidate count in the audit (as `audit_rows` has them)
         for g in self.store.gate_results_without_candidate():
+            first.setdefault(g["candidate_id"], g["id"])
             yield audit_view(g)
 
     def payload(self, statuses: dict[str, str], fh: Any) -> dict[str, Any]:
@@ -187,12 +198,15 @@ _READ_BLOCKS = 4
 _NOT_AUDITED = frozenset({"rowid", "solution", "generator", "answer_value"})
 
 
-def _status_of(store: Store, latest: Latest) -> Callable[[str], str]:
+def _status_of(
+    store: Store, latest: Latest, domains: dict[str, str] | None = None
+) -> Callable[[str], str]:
     """candidate id -> its status (`scigate.store.candidate_status`), each candidate held
     to the screens and tool gate of its own domain when the database has several, as
-    `v_candidate_status` and the release pool (`pool_scopes`) hold it."""
+    `v_candidate_status` and the release pool (`pool_scopes`) hold it (`domains`:
+    `candidate_domains(store)`, read when not given)."""
     screens = sorted({k[1] for per in latest.values() for k in per if k[0] == "screen"})
-    domains = candidate_domains(store)
+    domains = domains if domains is not None else candidate_domains(store)
     scope = pool_scopes(latest, screens, domains.keys() | latest.keys(), domains)
     any_solve = any(k[0] == "solve" for per in latest.values() for k in per)
 
@@ -203,9 +217,11 @@ def _status_of(store: Store, latest: Latest) -> Callable[[str], str]:
     return status
 
 
-def _statuses(store: Store, latest: Latest) -> dict[str, str]:
+def _statuses(
+    store: Store, latest: Latest, domains: dict[str, str] | None = None
+) -> dict[str, str]:
     """Each candidate's status as `browser_items` has it (`_status_of`)."""
-    status = _status_of(store, latest)
+    status = _status_of(store, latest, domains)
     return defaultdict(lambda: status(""), {cid: status(cid) for cid in latest})
 
 
@@ -272,10 +288,7 @@ def _item(c: CandidateRecord, status: str, records: list[dict[str, Any]]) -> dic
         "solution": c.solution,
         "duplicate_of": c.duplicate_of,
         "generator": c.generator or "",
-        "gates": sorted(
-            records,
-            key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
-        ),
+        "gates": sorted(records, key=_gate_rank),
     }
 
 
@@ -290,15 +303,23 @@ def _item_of_row(row: dict[str, Any], records: list[dict[str, Any]]) -> dict[str
         "solution": row["solution"],
         "duplicate_of": row["duplicate_of"],
         "generator": row["generator"] or "",
-        "gates": sorted(
-            records,
-            key=lambda r: GATE_ORDER.index(r["gate"]) if r["gate"] in GATE_ORDER else 9,
-        ),
+        "gates": sorted(records, key=_gate_rank),
     }
 
 
-def _record(g: dict[str, Any]) -> dict[str, Any]:
-    """A gate result as the item browser shows it."""
+#: gate -> its place in GATE_ORDER (other gates after those)
+_GATE_RANK = {gate: k for k, gate in enumerate(GATE_ORDER)}
+
+
+def _gate_rank(record: dict[str, Any]) -> int:
+    return _GATE_RANK.get(record["gate"], 9)
+
+
+def _record(g: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    """A gate result as the item browser shows it. `text`, the detail's JSON as stored,
+    is written out as it is (`_Stored`) when `_slim` leaves the detail unchanged."""
+    detail = g.get("detail") or {}
+    slim = _slim(detail)
     return {
         "gate": g["gate"],
         "screen": g["screen"],
@@ -306,24 +327,37 @@ def _record(g: dict[str, Any]) -> dict[str, Any]:
         "reason": g["reason"],
         "seconds": g["seconds"],
         "run": g["run_id"],
-        "detail": _slim(g.get("detail") or {}),
+        "detail": _Stored(text) if text is not None and slim is detail and detail else slim,
     }
+
+
+class _Stored:
+    """A gate detail's JSON text as the database holds it, put into the item data as it
+    is (`_json_bytes`): the detail is not encoded again (the stored text differs from a
+    new encoding only in white space: `json.dumps`' default ", " and ": ")."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _slim(detail: dict[str, Any]) -> dict[str, Any]:
     """Gate details without bulky transcripts (kept in the database). Details with
     nothing to cut are returned as they are (the records are only serialized)."""
-    calls = detail.get("calls") if isinstance(detail, dict) else None
-    if (
-        isinstance(detail, dict)
-        and "transcript_tail" not in detail
-        and (calls is None or isinstance(calls, list))
-        and all(
-            type(c) is dict and not (type(c.get("reply")) is str and len(c["reply"]) > REPLY_CHARS)
-            for c in calls or ()
-        )
-    ):
-        return detail
+    if isinstance(detail, dict) and "transcript_tail" not in detail:
+        calls = detail.get("calls")
+        if calls is None:
+            return detail
+        if isinstance(calls, list):
+            for c in calls:
+                if type(c) is not dict:
+                    break
+                reply = c.get("reply")
+                if type(reply) is str and len(reply) > REPLY_CHARS:
+                    break
+            else:
+                return detail
     out = dict(detail)
     out.pop("transcript_tail", None)
     calls = []
@@ -497,7 +531,35 @@ def embedded_items(html: str) -> list[dict[str, Any]]:
 
 
 def _json_bytes(value: Any) -> bytes:
-    return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")).encode()
+    """`value` as compact JSON (UTF-8); each `_Stored` in it is its text, spliced in."""
+    stored: list[str] = []
+
+    def marked(o: Any) -> Any:
+        if type(o) is _Stored:
+            stored.append(o.text)
+            return _MARK
+        return str(o)
+
+    text = json.dumps(value, default=marked, ensure_ascii=False, separators=(",", ":"))
+    if stored:
+        parts = text.split(_MARKED)
+        if len(parts) != len(stored) + 1:  # a string of the data holds the mark: decode
+            return json.dumps(
+                value, default=_decoded, ensure_ascii=False, separators=(",", ":")
+            ).encode()
+        pairs = zip(parts[:-1], stored, strict=True)
+        text = "".join([p for pair in pairs for p in pair] + [parts[-1]])
+    return text.encode()
+
+
+#: What `_json_bytes` writes in place of a `_Stored` and then replaces by its text: a
+#: NUL and a random tag (no stored string holds it, and the count is checked anyway).
+_MARK = "\x00" + secrets.token_hex(8)
+_MARKED = json.dumps(_MARK)
+
+
+def _decoded(o: Any) -> Any:
+    return json.loads(o.text) if type(o) is _Stored else str(o)
 
 
 def _pack(value: Any) -> str:

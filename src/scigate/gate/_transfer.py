@@ -76,6 +76,7 @@ def solver_transfer(latest: Latest, accepted: list[str]) -> TransferAudit:
     }
     stats: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     order: list[tuple[str, str]] = []
+    families: dict[str, str] = {}  # spec -> spec_family(spec), worked out once per spec
     for cid, per in latest.items():
         for (gate, spec), g in per.items():
             if gate not in ("solve", "screen"):
@@ -90,7 +91,10 @@ def solver_transfer(latest: Latest, accepted: list[str]) -> TransferAudit:
             solved = g["outcome"] == ("pass" if kind == "tool" else "fail")
             st["attempted"] += 1
             st["solved"] += solved
-            fam = by_family[kind][spec_family(spec)]
+            family = families.get(spec)
+            if family is None:
+                family = families[spec] = spec_family(spec)
+            fam = by_family[kind][family]
             fam[cid] = fam.get(cid, False) or solved
     solvers = [
         SolverSummary(

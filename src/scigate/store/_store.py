@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -205,9 +205,16 @@ class Store(GateReads, AuditReads):
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         for table in tables:
             columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
-            for name in columns:
-                if name not in JSON_COLUMNS:
+            json_columns = [name for name in columns if name in JSON_COLUMNS]
+            if len(json_columns) > 1:
+                # one scan of the table (not one per column) finds whether any is bad;
+                # the first bad one is then named column by column, as before
+                broken = " OR ".join(
+                    f'("{name}" IS NOT NULL AND NOT json_valid("{name}"))' for name in json_columns
+                )
+                if not conn.execute(f'SELECT 1 FROM "{table}" WHERE {broken} LIMIT 1').fetchone():
                     continue
+            for name in json_columns:
                 bad = conn.execute(
                     f'SELECT * FROM "{table}" WHERE "{name}" IS NOT NULL'
                     f' AND NOT json_valid("{name}") LIMIT 1'
@@ -683,16 +690,25 @@ class Store(GateReads, AuditReads):
         rows = self._read(f"SELECT * FROM events {where} ORDER BY id", params)
         return [_decode(r, _EVENT_JSON) for r in rows]
 
-    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+    def query(
+        self,
+        sql: str,
+        params: Sequence[Any] | dict[str, Any] = (),
+        *,
+        texts: Collection[str] = (),
+    ) -> list[dict[str, Any]]:
         """Run one read-only SQL statement and return its rows as dicts.
 
         Columns named like the schema's JSON columns (detail, meta, options, ...) are
-        decoded. Writing through `query` is refused; bad SQL raises BadInput.
+        decoded; those named in `texts` keep their stored JSON text too, as
+        `<name>_text`. Writing through `query` is refused; bad SQL raises BadInput.
         """
         conn = self._conn()
         conn.execute("PRAGMA query_only = ON")
         try:
-            cur = conn.execute(sql, params)
+            cur = conn.cursor()
+            cur.row_factory = None  # plain tuples: each row becomes a dict below
+            cur.execute(sql, params)
             names = [d[0] for d in cur.description or ()]
             rows = cur.fetchall()
         except (sqlite3.OperationalError, sqlite3.ProgrammingError) as e:
@@ -702,12 +718,15 @@ class Store(GateReads, AuditReads):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             conn.execute("PRAGMA query_only = OFF")
+        decoded = [name for name in names if name in JSON_COLUMNS]
+        kept = [(name, f"{name}_text") for name in decoded if name in texts]
         out = []
         for row in rows:
             item = dict(zip(names, row, strict=True))
-            for name in names:
-                if name in JSON_COLUMNS:
-                    item[name] = _decode_query_value(name, item)
+            for name, text in kept:
+                item[text] = item[name]
+            for name in decoded:
+                item[name] = _decode_query_value(name, item)
             out.append(item)
         return out
 
