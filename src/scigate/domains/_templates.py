@@ -141,15 +141,28 @@ class ComputedTemplateGenerator:
             return None
         return format_value(result.value, params["decimals"])
 
+    def _rng(self, index: int, attempt: int) -> random.Random:
+        family = self.family_for(index)
+        return random.Random(
+            f"scigate-template:{self.family_set.domain}:{self.seed}:{index}:{family}:{attempt}"
+        )
+
+    def questions(self, index: int) -> list[str]:
+        """The question of every parameter draw candidate ``index`` may use, in attempt
+        order (no script runs): its question is one of these, whichever draw succeeds."""
+        module = self.family_set.get(self.family_for(index))
+        return [
+            module.question(module.draw_params(self._rng(index, a)))
+            for a in range(self.max_attempts)
+        ]
+
     def generate(self, index: int, out_dir: Path) -> Path:
         """Write candidate ``index`` into ``out_dir`` (created) and return it."""
         family = self.family_for(index)
         rank, letter = schedule(self.seed, index)
         module = self.family_set.get(family)
         for attempt in range(self.max_attempts):
-            rng = random.Random(
-                f"scigate-template:{self.family_set.domain}:{self.seed}:{index}:{family}:{attempt}"
-            )
+            rng = self._rng(index, attempt)
             params = module.draw_params(rng)
             chosen = self._choose(family, params, rank, rng)
             if chosen is None:
