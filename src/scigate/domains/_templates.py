@@ -147,15 +147,6 @@ class ComputedTemplateGenerator:
             f"scigate-template:{self.family_set.domain}:{self.seed}:{index}:{family}:{attempt}"
         )
 
-    def questions(self, index: int) -> list[str]:
-        """The question of every parameter draw candidate ``index`` may use, in attempt
-        order (no script runs): its question is one of these, whichever draw succeeds."""
-        module = self.family_set.get(self.family_for(index))
-        return [
-            module.question(module.draw_params(self._rng(index, a)))
-            for a in range(self.max_attempts)
-        ]
-
     def generate(self, index: int, out_dir: Path) -> Path:
         """Write candidate ``index`` into ``out_dir`` (created) and return it."""
         family = self.family_for(index)

@@ -397,10 +397,15 @@ class TemplateCandidates:
             self._planner = self._new_generator()
         return self._planner
 
-    def questions(self, round_index: int) -> list[str]:
+    def questions(self, round_index: int) -> list[str] | None:
         """The questions round `round_index`'s candidate may have, one per parameter draw
-        in attempt order (no script runs; its worker is never started)."""
-        return [q.strip() for q in self._plans().questions(round_index)]
+        in attempt order (no script runs; its worker is never started); None when the
+        domain's generator does not tell them (chemistry, materials: their scripts are
+        cheap, and waiting for earlier rounds made their runs slower)."""
+        questions = getattr(self._plans(), "questions", None)
+        if questions is None:
+            return None
+        return [q.strip() for q in questions(round_index)]
 
     def family_for(self, round_index: int) -> str:
         """The template family of round `round_index`."""

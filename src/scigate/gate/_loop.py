@@ -411,6 +411,8 @@ async def _order_near_duplicates(ctx: _Context, generator: Generator, todo: list
     questions = getattr(generator, "questions", None)
     if questions is None or ctx.cfg.near_duplicate <= 0 or not todo:
         return
+    if await asyncio.to_thread(questions, todo[0]) is None:
+        return
     plans = await asyncio.to_thread(lambda: {r: questions(r) for r in todo})
     family_for = getattr(generator, "family_for", None)
     if family_for is not None:
