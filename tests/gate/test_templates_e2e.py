@@ -136,7 +136,7 @@ def test_template_self_check_uses_the_warm_run(tmp_path: Path, monkeypatch) -> N
             gen.generate(1, tmp_path / "c1")
 
 
-def _gate_run(db: Path) -> dict:
+def _gate_run(db: Path, extra: list[str] | None = None) -> dict:
     from typer.testing import CliRunner
 
     from scigate.cli import app
@@ -150,8 +150,7 @@ def _gate_run(db: Path) -> dict:
             "fenicsx",
             "--generator",
             "templates",
-            "--rounds",
-            "4",
+            *(extra or ["--rounds", "4"]),
             "--seed",
             "3",
             "--screen",
@@ -188,3 +187,48 @@ def test_template_gate_run_funnel_unchanged_without_the_fresh_self_check(
     old = _gate_run(tmp_path / "fresh.db")
     assert len(calls) == old["generated"] > 0  # the old way: one fresh run per candidate
     assert warm == old
+
+
+def _round_outcomes(db: Path) -> tuple[list[tuple[int, str]], dict[str, tuple]]:
+    """Every round's outcome, and the candidates that reached gate 1 with their options,
+    answer and distractors."""
+    with Store(db) as store:
+        [run] = [r["id"] for r in store.query("SELECT id FROM runs")]
+        outcomes = sorted((a["round"], a["status"]) for a in store.attempts(run))
+        gated = {}
+        for g in store.gate_results(run_id=run, gate="verify"):
+            c = store.get_candidate(g["candidate_id"])
+            assert c is not None
+            gated[c.id] = (c.question, c.options, c.answer, c.meta["distractors"])
+    return outcomes, gated
+
+
+@pytest.mark.slow
+def test_template_run_in_generation_order_has_the_sequential_funnel(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 27: the near-duplicate check in the order of generation, before a round's
+    scripts run, against the old way one round at a time (every candidate computed, then
+    checked): the same outcome in every round, the same candidates (answers, distractors)
+    reach gate 1, and fewer candidates are computed."""
+    from scigate.domains.fenicsx.templates import TemplateGenerator
+    from scigate.gate._generator import TemplateCandidates
+
+    made: list[int] = []
+    real = TemplateGenerator.generate
+
+    def counted(self, index: int, out_dir: Path) -> Path:
+        made.append(index)
+        return real(self, index, out_dir)
+
+    monkeypatch.setattr(TemplateGenerator, "generate", counted)
+    args = ["--rounds", "12", "--fem-workers", "2", "--concurrency", "4"]
+    funnel = _gate_run(tmp_path / "ordered.db", args)
+    ordered, computed = _round_outcomes(tmp_path / "ordered.db"), len(made)
+    made.clear()
+    monkeypatch.delattr(TemplateCandidates, "questions")  # the old way
+    sequential = ["--rounds", "12", "--fem-workers", "1", "--concurrency", "1"]
+    assert _gate_run(tmp_path / "sequential.db", sequential) == funnel
+    assert _round_outcomes(tmp_path / "sequential.db") == ordered
+    assert funnel["near_duplicates"] > 0
+    assert len(made) == 12 and computed < 12

@@ -141,15 +141,19 @@ class ComputedTemplateGenerator:
             return None
         return format_value(result.value, params["decimals"])
 
+    def _rng(self, index: int, attempt: int) -> random.Random:
+        family = self.family_for(index)
+        return random.Random(
+            f"scigate-template:{self.family_set.domain}:{self.seed}:{index}:{family}:{attempt}"
+        )
+
     def generate(self, index: int, out_dir: Path) -> Path:
         """Write candidate ``index`` into ``out_dir`` (created) and return it."""
         family = self.family_for(index)
         rank, letter = schedule(self.seed, index)
         module = self.family_set.get(family)
         for attempt in range(self.max_attempts):
-            rng = random.Random(
-                f"scigate-template:{self.family_set.domain}:{self.seed}:{index}:{family}:{attempt}"
-            )
+            rng = self._rng(index, attempt)
             params = module.draw_params(rng)
             chosen = self._choose(family, params, rank, rng)
             if chosen is None:

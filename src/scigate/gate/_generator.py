@@ -381,9 +381,35 @@ class TemplateCandidates:
         self._workers = max(1, workers)
         self._pool: asyncio.Queue[Any] | None = None
         self._made = 0
+        self._planner: Any = None  # draws parameters only: its worker never starts
 
     def _new_generator(self) -> Any:
         return self.domain.template_generator(self.seed, families=self._families)
+
+    def close(self) -> None:
+        """Stop the workers of the generators made so far (each generator is returned to
+        the pool after its round, so at the end of a loop they are all there)."""
+        while self._pool is not None and not self._pool.empty():
+            self._pool.get_nowait().close()
+
+    def _plans(self) -> Any:
+        if self._planner is None:
+            self._planner = self._new_generator()
+        return self._planner
+
+    def questions(self, round_index: int) -> list[str] | None:
+        """The questions round `round_index`'s candidate may have, one per parameter draw
+        in attempt order (no script runs; its worker is never started); None when the
+        domain's generator does not tell them (chemistry, materials: their scripts are
+        cheap, and waiting for earlier rounds made their runs slower)."""
+        questions = getattr(self._plans(), "questions", None)
+        if questions is None:
+            return None
+        return [q.strip() for q in questions(round_index)]
+
+    def family_for(self, round_index: int) -> str:
+        """The template family of round `round_index`."""
+        return str(self._plans().family_for(round_index))
 
     async def _acquire(self) -> tuple[Any, float]:
         """A free worker, and the seconds spent starting it (waiting for one is not work)."""

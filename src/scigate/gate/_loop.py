@@ -40,6 +40,7 @@ from scigate.gate._generator import (
 from scigate.gate._novelty import NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
+from scigate.gate._similarity import jaccard, tokens
 from scigate.gate._workers import GateWorkers
 
 if TYPE_CHECKING:
@@ -78,6 +79,39 @@ class _Context:
         self.progress = progress
         self.gate1: dict[int, asyncio.Event] = {}  # set when a round's gate 1 has finished
         self.question_tokens: dict[str, frozenset[str]] = {}  # near-duplicate check's cache
+        # The near-duplicate check in the order of generation (`_order_near_duplicates`):
+        # each round's possible questions, an event set when a round has ended, the
+        # candidate of each round and the survivors from before this loop.
+        self.plans: dict[int, list[str]] = {}
+        self.plan_tokens: dict[int, list[frozenset[str]]] = {}
+        self.plan_families: dict[int, str] = {}
+        self.ended: dict[int, asyncio.Event] = {}
+        self.round_cids: dict[int, str] = {}
+        self.prior_survivors: set[str] = set()
+
+    @property
+    def ordered(self) -> bool:
+        """True when the near-duplicate check runs in the order of generation."""
+        return bool(self.plans)
+
+    def later_rounds(self, r: int) -> set[str]:
+        """The candidates of this loop's rounds from `r` on (not survivors before it)."""
+        return {c for k, c in self.round_cids.items() if k >= r} - self.prior_survivors
+
+    async def earlier_similar_ended(self, r: int) -> None:
+        """Wait until every earlier round of this loop that may have a question similar
+        to one round `r` may have has ended (all its gates decided)."""
+        threshold = self.cfg.near_duplicate
+        mine = self.plan_tokens.get(r, [])
+        for k in sorted(self.ended):
+            if k >= r:
+                break
+            event = self.ended[k]
+            if event.is_set():
+                continue
+            theirs = self.plan_tokens.get(k, [])
+            if any(a == b or jaccard(a, b) >= threshold for a in mine for b in theirs):
+                await event.wait()
 
     async def previous_gate1(self, r: int) -> None:
         """Wait until round r - 1 of this loop has finished gate 1 (or ended earlier)."""
@@ -241,11 +275,16 @@ async def run_loop(
     generator = make_generator(cfg, ctx.domain, store, run_id)
     if generator.uses_feedback:
         ctx.gate1 = {r: asyncio.Event() for r in todo}
+    await _order_near_duplicates(ctx, generator, todo)
     try:
         await asyncio.gather(*(_guarded_round(ctx, generator, r) for r in todo))
     except BaseException:
         store.set_run_status(run_id, "interrupted")
         raise
+    finally:
+        close = getattr(generator, "close", None)
+        if close is not None:  # the template workers: stopped and reaped
+            close()
     store.set_run_status(run_id, "finished")
     return run_id, funnel_of_run(
         store, run_id, cfg.screens, tool_gate=cfg.has_solver, invariance=cfg.invariance
@@ -253,8 +292,11 @@ async def run_loop(
 
 
 async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
-    # Before taking a slot: a round waiting for its predecessor never holds one.
+    # Before taking a slot: a round waiting for its predecessor never holds one, nor does
+    # one waiting for the earlier rounds its near-duplicate check depends on.
     await ctx.previous_gate1(r)
+    if ctx.ordered:
+        await ctx.earlier_similar_ended(r)
     async with ctx.rounds:
         t0 = time.perf_counter()
         try:
@@ -274,6 +316,8 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
             ctx.funnel.errors += 1
         finally:
             ctx.gate1_finished(r)  # a round that ended before gate 1 releases the next one
+            if r in ctx.ended:
+                ctx.ended[r].set()
         ctx.funnel = funnel_of_run(
             ctx.store,
             ctx.run_id,
@@ -288,6 +332,19 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     store, run_id = ctx.store, ctx.run_id
     t0 = time.perf_counter()
     cand, gen_detail = _already_generated(store, run_id, r)
+    early: NearDuplicate | None = None
+    if cand is None and ctx.ordered:
+        await ctx.earlier_similar_ended(r)
+        early = await _duplicate_whichever_draw(ctx, r)
+        if early is not None:  # its distractors would be computed for nothing
+            cand = _dropped_early(ctx, r)
+            gen_detail = {"reason": "every parameter draw nearly repeats a survivor"}
+            gen_detail["seconds"] = round(time.perf_counter() - t0, 3)
+            cid = _save_candidate(store, run_id, cand)
+            ctx.round_cids[r] = cid
+            # before the `generated` event: a resumed round is never gated without it
+            _record_near_duplicate(ctx, cand, early, seconds=gen_detail["seconds"])
+            store.add_event(run_id, "generated", {"round": r, "candidate_id": cid, **gen_detail})
     if cand is None:
         async with ctx.generation:
             feedback = (
@@ -315,9 +372,14 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
             return
         cand = generated.candidate
         cid = _save_candidate(store, run_id, cand)
+        ctx.round_cids[r] = cid
         store.add_event(run_id, "generated", {"round": r, "candidate_id": cid, **gen_detail})
+    else:
+        ctx.round_cids[r] = cand.id
     gen_seconds = float(gen_detail.get("seconds") or 0.0)
-    dup = await _reject_near_duplicate(ctx, cand)
+    if ctx.ordered:
+        await ctx.earlier_similar_ended(r)
+    dup = early or await _reject_near_duplicate(ctx, cand, r)
     if dup is not None:
         status, reason, detail = "rejected-duplicate", dup.reason(), dup.model_dump()
     else:
@@ -339,8 +401,88 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     )
 
 
-async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> NearDuplicate | None:
-    """Record and return the near duplicate that rejects `cand` before gate 1 (or None)."""
+async def _order_near_duplicates(ctx: _Context, generator: Generator, todo: list[int]) -> None:
+    """With a generator that tells each round's possible questions beforehand (the
+    templates'), make the near-duplicate check independent of completion order: round
+    r is compared with the survivors from before the loop and of rounds before r only,
+    once every earlier round that may be similar has ended (as a sequential run would),
+    and a round whose every parameter draw nearly repeats a survivor is dropped before
+    any script runs (`_duplicate_whichever_draw`)."""
+    questions = getattr(generator, "questions", None)
+    if questions is None or ctx.cfg.near_duplicate <= 0 or not todo:
+        return
+    if await asyncio.to_thread(questions, todo[0]) is None:
+        return
+    plans = await asyncio.to_thread(lambda: {r: questions(r) for r in todo})
+    family_for = getattr(generator, "family_for", None)
+    if family_for is not None:
+        ctx.plan_families = {r: family_for(r) for r in todo}
+    ctx.plan_tokens = {r: [tokens(q) for q in qs] for r, qs in plans.items()}
+    ctx.ended = {r: asyncio.Event() for r in todo}
+    ctx.prior_survivors = {row["id"] for row in ctx.store.survivor_questions()}
+    ctx.plans = plans
+
+
+async def _duplicate_whichever_draw(ctx: _Context, r: int) -> NearDuplicate | None:
+    """The near duplicate of round r's first draw when every draw's question nearly
+    repeats a survivor, whatever the options (so the round's candidate is dropped
+    whichever draw it ends with), else None."""
+    found: NearDuplicate | None = None
+    exclude = ctx.later_rounds(r)
+    for question in ctx.plans[r]:
+        dup = await asyncio.to_thread(
+            near_duplicate,
+            ctx.store,
+            question,
+            None,
+            ctx.cfg.near_duplicate,
+            token_cache=ctx.question_tokens,
+            exclude=exclude,
+        )
+        if dup is None:
+            return None
+        found = found or dup
+    return found
+
+
+def _dropped_early(ctx: _Context, r: int) -> Candidate:
+    """The record of a round dropped before generation: its first draw's question, no
+    options, answer or solution (they were never computed)."""
+    family = ctx.plan_families.get(r)
+    return Candidate(
+        question=ctx.plans[r][0],
+        options={},
+        meta={
+            "domain": ctx.domain.name,
+            "generator": "templates",
+            "seed": ctx.cfg.seed,
+            "index": r,
+            "dropped_before_generation": True,
+            **({"family": family} if family else {}),
+        },
+    )
+
+
+def _record_near_duplicate(
+    ctx: _Context, cand: Candidate, dup: NearDuplicate, *, seconds: float
+) -> None:
+    ctx.store.add_gate_result(
+        ctx.run_id,
+        cand.id,
+        "duplicate",
+        outcome="fail",
+        reason=dup.reason(),
+        detail=dup.model_dump(),
+        seconds=seconds,
+    )
+
+
+async def _reject_near_duplicate(
+    ctx: _Context, cand: Candidate, r: int | None = None
+) -> NearDuplicate | None:
+    """Record and return the near duplicate that rejects `cand` before gate 1 (or None);
+    in an ordered loop (`_order_near_duplicates`) the survivors of rounds from `r` on
+    are left out."""
     store, run_id = ctx.store, ctx.run_id
     got = store.gate_result(run_id, cand.id, "duplicate")
     if got is not None:  # decided before a resume
@@ -355,18 +497,11 @@ async def _reject_near_duplicate(ctx: _Context, cand: Candidate) -> NearDuplicat
         cand.options,
         ctx.cfg.near_duplicate,
         token_cache=ctx.question_tokens,
+        exclude=ctx.later_rounds(r) if ctx.ordered and r is not None else frozenset(),
     )
     if dup is None:
         return None
-    store.add_gate_result(
-        run_id,
-        cand.id,
-        "duplicate",
-        outcome="fail",
-        reason=dup.reason(),
-        detail=dup.model_dump(),
-        seconds=round(time.perf_counter() - t0, 3),
-    )
+    _record_near_duplicate(ctx, cand, dup, seconds=round(time.perf_counter() - t0, 3))
     return dup
 
 

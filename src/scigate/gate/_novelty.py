@@ -40,15 +40,20 @@ class NearDuplicate(BaseModel):
 def near_duplicate(
     store: Store,
     question: str,
-    options: dict[str, str],
+    options: dict[str, str] | None,
     threshold: float,
     *,
     token_cache: dict[str, frozenset[str]] | None = None,
+    exclude: frozenset[str] | set[str] = frozenset(),
 ) -> NearDuplicate | None:
     """The most similar surviving candidate at Jaccard >= `threshold`, or None.
 
     `threshold` 0 turns the check off. `token_cache` (candidate id -> token set) lets a
-    loop tokenize each stored question once instead of once per round.
+    loop tokenize each stored question once instead of once per round. Survivors whose
+    id is in `exclude` are left out (a loop's later rounds: the check is made in the
+    order of generation). `options` None: the options are not known yet, and a
+    survivor with the very same question (a possible re-proposal, which is never a near
+    duplicate) makes the answer unknown: None then too, as when nothing is similar.
     """
     if threshold <= 0:
         return None
@@ -56,15 +61,16 @@ def near_duplicate(
     mine, key = tokens(question), question_key(question)
     best: tuple[float, str] | None = None  # the most similar, then the smallest id
     for row in store.survivor_questions():
+        if row["id"] in exclude:
+            continue
         theirs = cache.get(row["id"])
         if theirs is None:
             theirs = cache[row["id"]] = tokens(row["question"])
-        if (
-            theirs == mine
-            and question_key(row["question"]) == key
-            and json.loads(row["options_json"]) == options
-        ):
-            continue  # a re-proposal of the same item: verified, never merged
+        if theirs == mine and question_key(row["question"]) == key:
+            if options is None:
+                return None  # whether it is a re-proposal depends on the options
+            if json.loads(row["options_json"]) == options:
+                continue  # a re-proposal of the same item: verified, never merged
         sim = jaccard(mine, theirs)
         if sim >= threshold and (
             best is None or sim > best[0] or (sim == best[0] and row["id"] < best[1])

@@ -117,13 +117,25 @@ class TemplateGenerator:
             return None
         return format_value(result.value, params["decimals"])
 
+    def _rng(self, index: int, attempt: int) -> random.Random:
+        family = self.family_for(index)
+        return random.Random(f"scigate-template:{self.seed}:{index}:{family}:{attempt}")
+
+    def questions(self, index: int) -> list[str]:
+        """The question of every parameter draw candidate ``index`` may use, in attempt
+        order (no script runs): its question is one of these, whichever draw succeeds."""
+        module = get_family(self.family_for(index))
+        return [
+            module.question(module.draw_params(self._rng(index, a))) for a in range(MAX_ATTEMPTS)
+        ]
+
     def generate(self, index: int, out_dir: Path) -> Path:
         """Write candidate ``index`` into ``out_dir`` (created) and return it."""
         family = self.family_for(index)
         rank, letter = schedule(self.seed, index)
         module = get_family(family)
         for attempt in range(MAX_ATTEMPTS):
-            rng = random.Random(f"scigate-template:{self.seed}:{index}:{family}:{attempt}")
+            rng = self._rng(index, attempt)
             params = module.draw_params(rng)
             chosen = self._choose(family, params, rank, rng)
             if chosen is None:
