@@ -107,12 +107,12 @@ def real_dirs(workspace: Path, *parts: str) -> int:
     return fd
 
 
-def write_new_file(path: Path, text: str) -> None:
+def write_new_file(path: Path, text: str | bytes) -> None:
     """Create `path` (which must not exist yet: a link or file a run left under that name
-    is an error, never written through) and write `text` to it."""
+    is an error, never written through) and write `text` (str: as UTF-8) to it."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
+    with os.fdopen(fd, "wb") as f:
+        f.write(text.encode() if isinstance(text, str) else text)
 
 
 def named_paths(command: str) -> tuple[str, ...]:
