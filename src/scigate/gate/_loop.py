@@ -333,8 +333,8 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     t0 = time.perf_counter()
     cand, gen_detail = _already_generated(store, run_id, r)
     early: NearDuplicate | None = None
+    # in an ordered loop `_guarded_round` has waited for the earlier similar rounds
     if cand is None and ctx.ordered:
-        await ctx.earlier_similar_ended(r)
         early = await _duplicate_whichever_draw(ctx, r)
         if early is not None:  # its distractors would be computed for nothing
             cand = _dropped_early(ctx, r)
@@ -377,8 +377,6 @@ async def _round(ctx: _Context, generator: Generator, r: int) -> None:
     else:
         ctx.round_cids[r] = cand.id
     gen_seconds = float(gen_detail.get("seconds") or 0.0)
-    if ctx.ordered:
-        await ctx.earlier_similar_ended(r)
     dup = early or await _reject_near_duplicate(ctx, cand, r)
     if dup is not None:
         status, reason, detail = "rejected-duplicate", dup.reason(), dup.model_dump()
@@ -411,9 +409,11 @@ async def _order_near_duplicates(ctx: _Context, generator: Generator, todo: list
     questions = getattr(generator, "questions", None)
     if questions is None or ctx.cfg.near_duplicate <= 0 or not todo:
         return
-    if await asyncio.to_thread(questions, todo[0]) is None:
+    first = await asyncio.to_thread(questions, todo[0])
+    if first is None:
         return
-    plans = await asyncio.to_thread(lambda: {r: questions(r) for r in todo})
+    plans = {todo[0]: first}
+    plans.update(await asyncio.to_thread(lambda: {r: questions(r) for r in todo[1:]}))
     family_for = getattr(generator, "family_for", None)
     if family_for is not None:
         ctx.plan_families = {r: family_for(r) for r in todo}

@@ -9,6 +9,7 @@ solved it when one of them solved it (a tool solver passed; a no-tool screen fai
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -56,6 +57,7 @@ class TransferAudit(BaseModel):
     accepted_by_families: dict[str, int] = Field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=4096)  # a few distinct specs, met once per gate result
 def spec_family(spec: str) -> str:
     """The model family of a screen or solver spec (its provider)."""
     if spec.startswith("cmd:"):
@@ -76,7 +78,6 @@ def solver_transfer(latest: Latest, accepted: list[str]) -> TransferAudit:
     }
     stats: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     order: list[tuple[str, str]] = []
-    families: dict[str, str] = {}  # spec -> spec_family(spec), worked out once per spec
     for cid, per in latest.items():
         for (gate, spec), g in per.items():
             if gate not in ("solve", "screen"):
@@ -91,10 +92,7 @@ def solver_transfer(latest: Latest, accepted: list[str]) -> TransferAudit:
             solved = g["outcome"] == ("pass" if kind == "tool" else "fail")
             st["attempted"] += 1
             st["solved"] += solved
-            family = families.get(spec)
-            if family is None:
-                family = families[spec] = spec_family(spec)
-            fam = by_family[kind][family]
+            fam = by_family[kind][spec_family(spec)]
             fam[cid] = fam.get(cid, False) or solved
     solvers = [
         SolverSummary(

@@ -13,8 +13,8 @@ and the host's versions, and a request whose key differs from its name or its cl
 refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes (the
 module name the run loaded the entry as) refresh an entry's LRU stamp and, when the
 entry's `meta.json` names that module, go into the run's form map (`SpoolWatcher.used`,
-`SandboxResult.forms`), which the caller may hand to later runs of the same candidate. The cache is kept under `max_bytes` by evicting the entries used
-least recently; a store lists the cache only when its running size estimate passes the
+`SandboxResult.forms`), which the caller may hand to later runs of the same candidate.
+The cache is kept under `max_bytes` by evicting the entries used least recently; a store lists the cache only when its running size estimate passes the
 bound or every `RESCAN_STORES` stores, so between listings another process's stores can
 take it over the bound by at most that many entries each.
 """

@@ -69,12 +69,8 @@ SO_NAME = "module.so"
 # 50 ms per form between the answer and the run seeing it)
 POLL_FIRST = 0.002
 POLL_MAX = 0.01
-STATS = {
-    "hits": 0,
-    "compiled": 0,
-    "private": 0,
-    "mapped": 0,
-}  # what this process did (tests read it)
+# what this process did (tests read it)
+STATS = {"hits": 0, "compiled": 0, "private": 0, "mapped": 0}
 
 
 @functools.cache
@@ -292,7 +288,7 @@ def _patch(jit: object) -> None:
     jit._scigate_formhook = True  # type: ignore[attr-defined]
 
 
-_FORM_MAP: dict[str, str] = {}  # this run's form map (`read_form_map`, set by `install`)
+_FORM_MAP: dict[str, str] = {}  # this run's form map (`_take_form_map`, from `_patch`)
 
 
 def _take_form_map() -> None:
@@ -400,8 +396,6 @@ def install() -> bool:
     (`SCIGATE_FORMCACHE`); True when installed."""
     if not os.environ.get(CACHE_ENV):
         return False
-    _FORM_MAP.clear()  # a warm server's child: nothing of an earlier run's map
-    _take_form_map()
     jit = sys.modules.get("ffcx.codegeneration.jit")
     if jit is not None:
         _patch(jit)

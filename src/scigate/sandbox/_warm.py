@@ -525,8 +525,8 @@ def execute_warm(
         raise
     with watcher:
         result = _run_warm(argv, script, ws, limits, child_env, prefix, pool, server, cancel, cold)
-    if not result.forms:  # a cold fallback's own watcher already recorded them
-        result.forms = _formcache.forms_used(watcher)
+    # a cold fallback's own watcher served the same spool meanwhile: each took some notes
+    result.forms = {**_formcache.forms_used(watcher), **result.forms}
     return result
 
 
