@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._base import Domain, SemanticCheck, candidate_dirs, mpi_check
+from .._semantic import hook_prelude
 
 HERE = Path(__file__).parent
 
@@ -52,12 +53,7 @@ print(json.dumps(report))
 def _hook(var: str, filename: str, install_args: str) -> str:
     """Runner source that executes a hook file in a namespace of its own (so two hooks'
     names cannot clash) and then calls its `install(install_args)`."""
-    src = (HERE / filename).read_text()
-    return (
-        f"{var} = {{'__name__': {var!r}}}\n"
-        f"exec(compile({src!r}, {var!r}, 'exec'), {var})\n"
-        f"{var}['install']({install_args})\n"
-    )
+    return hook_prelude(HERE, var, filename, install_args, common=False)
 
 
 #: How far the quadrature-default check lowers UFL's estimated degree (to at least 1), for
@@ -93,8 +89,18 @@ class FenicsxDomain(Domain):
 
     name = "fenicsx"
     solution_timeout = 300.0
-    # importing these takes most of a small solve; warm sandbox runs fork after them
-    preload = ("dolfinx_solver", "dolfinx", "dolfinx.fem.petsc", "ufl", "basix")
+    # importing these takes most of a small solve; warm sandbox runs fork after them.
+    # numpy.ma (np.setdiff1d and np.unique reach it) and numpy.random (the reorder check
+    # shuffles with it) are imported lazily by numpy: 10 and 6 ms of a 40 ms run.
+    preload = (
+        "dolfinx_solver",
+        "dolfinx",
+        "dolfinx.fem.petsc",
+        "ufl",
+        "basix",
+        "numpy.ma",
+        "numpy.random",
+    )
     workspace_note = (
         "The workspace has Python with DOLFINx 0.11 (PETSc real scalars, MPI via mpi4py), "
         "UFL, Basix, FFCx and numpy. Import `dolfinx_solver` before `dolfinx`. Forms are "
