@@ -354,3 +354,78 @@ def test_a_trusted_compile_cannot_read_the_hosts_files(how, tmp_path, monkeypatc
     clean = f"void *PyInit_{MODULE}(void) {{ return 0; }}\n".encode()
     assert _formcache.compile_trusted(clean, FLAGS).startswith(b"\x7fELF")
     assert len(warm_runs) == (2 if how == "warm" else 0)
+
+
+def _snoop(key: str) -> str:
+    """A run that lists the forms directory, reads the entry of a key it knows, then
+    lists the directory again from a user namespace of its own (where it would hold
+    CAP_DAC_READ_SEARCH over its uid's files)."""
+    return textwrap.dedent(
+        f"""
+        import os
+        root = {str(_forms())!r}
+
+        def listing():
+            try:
+                return str(len(os.listdir(root)))
+            except PermissionError:
+                return "denied"
+
+        print(listing())
+        with open(os.path.join(root, {key!r}, "source.c"), "rb") as f:
+            print(len(f.read()) > 0)
+        try:
+            uid, gid = os.getuid(), os.getgid()
+            os.unshare(os.CLONE_NEWUSER)
+            for name, text in (("setgroups", "deny"), ("uid_map", f"0 {{uid}} 1"),
+                               ("gid_map", f"0 {{gid}} 1")):
+                with open("/proc/self/" + name, "w") as f:
+                    f.write(text)
+        except OSError as exc:
+            print("no user namespace", exc.errno)
+        else:
+            print(listing())
+        """
+    )
+
+
+def _known_key() -> str:
+    if not _entries():
+        assert _run(VICTIM, PRELOAD)[0] == "9.000000"
+    return next(iter(_entries()))
+
+
+@MODES
+def test_a_run_cannot_list_other_candidates_forms(preload) -> None:
+    """Runs share the forms directory read-only, but may not list it: the keys there
+    would lead a candidate to other candidates' C text. A run reaches an entry only by
+    a key it computed from C text it generated; its own user namespace (which would give
+    it CAP_DAC_READ_SEARCH over the files of its uid) cannot be made."""
+    key = _known_key()
+    out = _run(_snoop(key), preload)
+    assert out[0] == "denied" and out[1] == "True"
+    assert out[2].startswith("no user namespace")
+
+
+@pytest.mark.parametrize("removed", ["seal", "userns"])
+def test_the_forms_directory_is_listed_without_either_defence(removed, monkeypatch) -> None:
+    """The controls, with cold runs: the forms directory kept readable (the mode it had
+    before it was sealed) is listed; with nested user namespaces allowed, a run makes one and lists
+    the sealed directory from there."""
+    key = _known_key()
+    cache = _formcache.FormCache(_forms())
+    if not _isolation.nested_userns_disabled():
+        pytest.skip("this bwrap cannot disable nested user namespaces")
+    try:
+        if removed == "seal":
+            monkeypatch.setattr(_formcache, "ROOT_MODE", 0o755)
+        else:
+            monkeypatch.setattr(_isolation, "_userns_flags", lambda: [])
+        out = _run(_snoop(key), ())
+    finally:
+        monkeypatch.undo()
+        cache.ensure()
+    if removed == "seal":
+        assert out[0].isdigit() and int(out[0]) >= 1
+    else:
+        assert out[0] == "denied" and out[2].isdigit() and int(out[2]) >= 1

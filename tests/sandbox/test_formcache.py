@@ -457,3 +457,39 @@ def test_a_map_never_stages_a_damaged_or_foreign_entry(tmp_path: Path, mapped, d
     staged = _formhook.stage_mapped(MODULE, str(jit))
     assert staged is (damage == "control")
     assert (jit / f"{MODULE}.c").exists() is staged
+
+
+def test_the_forms_directory_is_sealed_and_still_evicted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forms directory is searchable but not readable (a run may not list other
+    candidates' keys), also when an earlier version left it readable; a host that may not
+    read it either (not root) lists it for eviction through `_list_sealed`, so the bound
+    still holds."""
+    import shutil
+
+    root = tmp_path / "forms"
+    root.mkdir(mode=0o755)
+    cache = FormCache(root)
+    entries = []
+    for i in range(3):
+        c = C_TEXT.replace("0.5, 0.5", f"{i}.0, 0.5").encode()
+        entries.append((form_key(c, MODULE, FLAGS), c))
+    cache.store(entries[0][0], MODULE, FLAGS, entries[0][1], SO)
+    assert root.stat().st_mode & 0o7777 == _formcache.ROOT_MODE == 0o311
+    if shutil.which("bwrap") is None:
+        pytest.skip("the sealed listing runs under bwrap")
+    assert entries[0][0] in _formcache._list_sealed(root)
+    real_listdir = os.listdir
+
+    def as_owner(path: object = ".") -> list[str]:  # an owner without the capability
+        if os.fspath(path) == os.fspath(root):  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", os.fspath(root))  # type: ignore[arg-type]
+        return real_listdir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_formcache.os, "listdir", as_owner)
+    cache.max_bytes = 2 * cache.entries()[0][1] + 100  # room for two entries
+    os.utime(root / entries[0][0], (1, 1))
+    for key, c in entries[1:]:
+        cache.store(key, MODULE, FLAGS, c, SO)
+    assert {p.name for _, _, p in cache.entries()} == {entries[1][0], entries[2][0]}

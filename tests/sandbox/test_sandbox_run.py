@@ -296,6 +296,7 @@ def test_protections_report() -> None:
     assert report["output cap"].startswith("active") and report["environment"].startswith("active")
     assert report["network (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
     assert report["isolation (bwrap)"].startswith("active" if BWRAP_WORKS else "unavailable: ")
+    assert report["nested user namespaces"].startswith(("active", "unavailable: "))
     assert report["workspace size"].startswith("active (default 1024 MiB")
     assert report["secret redaction"].startswith("active")
     assert "RLIMIT_NPROC" in report["process count"]

@@ -14,7 +14,13 @@ refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes (
 module name the run loaded the entry as) refresh an entry's LRU stamp and, when the
 entry's `meta.json` names that module, go into the run's form map (`SpoolWatcher.used`,
 `SandboxResult.forms`), which the caller may hand to later runs of the same candidate.
-The cache is kept under `max_bytes` by evicting the entries used least recently; a store lists the cache only when its running size estimate passes the
+The forms directory itself is not readable, only searchable (`ROOT_MODE`): a run
+(the owner's uid, without capabilities) opens an entry by its key, which it can only
+compute from C text it generated itself, and cannot list the keys of other candidates'
+forms to read their C text. The host lists it for eviction with CAP_DAC_READ_SEARCH:
+as root directly, otherwise in a child of its own user namespace (`_list_sealed`).
+The cache is kept under `max_bytes` by evicting the entries used least recently; a
+store lists the cache only when its running size estimate passes the
 bound or every `RESCAN_STORES` stores, so between listings another process's stores can
 take it over the bound by at most that many entries each.
 """
@@ -53,6 +59,17 @@ MAX_HIT_NOTE = 256  # bytes of a hit note (a module name)
 POLL_SECONDS = 0.005  # the watcher lists the spool this often (an idle run: one listdir)
 
 RESCAN_STORES = 64  # a process lists the whole cache again after this many stores
+#: the forms directory: write and search for its owner, search for everyone, read for
+#: no one (see the module docstring)
+ROOT_MODE = 0o311
+LIST_SECONDS = 30.0
+# Run by `_list_sealed` under bwrap in a user namespace of its own, as its uid 0 with
+# CAP_DAC_READ_SEARCH, which there covers the files of the caller's uid and gid: lists the
+# directory it is given, names separated by NUL.
+_LIST_SCRIPT = (
+    "import os, sys; "
+    "sys.stdout.buffer.write(b'\\0'.join(os.fsencode(n) for n in os.listdir(sys.argv[1])))"
+)
 
 _inflight: dict[str, threading.Lock] = {}
 _inflight_lock = threading.Lock()
@@ -189,9 +206,15 @@ class FormCache:
         self.root = Path(root)
         self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
 
+    def ensure(self) -> None:
+        """Make the forms directory if needed and seal it (`ROOT_MODE`)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        if os.stat(self.root, follow_symlinks=False).st_mode & 0o7777 != ROOT_MODE:
+            os.chmod(self.root, ROOT_MODE, follow_symlinks=False)
+
     @contextlib.contextmanager
     def _locked(self):
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.ensure()
         fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -264,15 +287,28 @@ class FormCache:
     def entries(self) -> list[tuple[float, int, Path]]:
         """(last use, bytes, path) of every entry."""
         found = []
-        with contextlib.suppress(FileNotFoundError):
-            for entry in os.scandir(self.root):
-                if not _formhook.KEY.fullmatch(entry.name):
-                    continue
-                size = 0
-                with contextlib.suppress(OSError):
-                    size = sum(f.stat(follow_symlinks=False).st_size for f in os.scandir(entry))
-                found.append((entry.stat(follow_symlinks=False).st_mtime, size, Path(entry.path)))
+        for name in self._names():
+            if not _formhook.KEY.fullmatch(name):
+                continue
+            path = self.root / name
+            try:
+                stamp = os.stat(path, follow_symlinks=False).st_mtime
+            except OSError:
+                continue  # removed meanwhile
+            size = 0
+            with contextlib.suppress(OSError):
+                size = sum(f.stat(follow_symlinks=False).st_size for f in os.scandir(path))
+            found.append((stamp, size, path))
         return found
+
+    def _names(self) -> list[str]:
+        """The names in the sealed forms directory ([] when it does not exist)."""
+        try:
+            return os.listdir(self.root)
+        except FileNotFoundError:
+            return []
+        except PermissionError:  # not root: list it where this uid has the capability
+            return _list_sealed(self.root)
 
     def _evict(self) -> None:
         """List the cache and remove the least recently used entries until it fits."""
@@ -298,6 +334,44 @@ class FormCache:
         shutil.rmtree(aside, ignore_errors=True)
         with contextlib.suppress(OSError):
             aside.unlink()
+
+
+def _list_sealed(path: Path) -> list[str]:
+    """The names in `path`, a directory this uid owns but may not read, listed by a child
+    that holds CAP_DAC_READ_SEARCH in a user namespace of its own (bwrap, as the
+    sandbox's runs are started: allowed where unprivileged user namespaces are
+    restricted to it); [] when that cannot run: eviction then waits, nothing is
+    unsealed."""
+    import subprocess
+
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return []
+    command = [
+        exe,
+        "--unshare-user",
+        "--uid",
+        "0",
+        "--gid",
+        "0",
+        "--cap-add",
+        "CAP_DAC_READ_SEARCH",
+        "--ro-bind",
+        "/",
+        "/",
+        "--",
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
+        _LIST_SCRIPT,
+        str(path),
+    ]
+    try:
+        out = subprocess.run(command, capture_output=True, timeout=LIST_SECONDS, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [os.fsdecode(n) for n in out.stdout.split(b"\0") if n]
 
 
 def _respond(spool_fd: int, key: str, verdict: str, why: str = "") -> None:
@@ -437,7 +511,7 @@ class SpoolWatcher:
         from scigate.sandbox._workspace import real_dirs
 
         self.cache = FormCache(forms_dir(cache_dir), max_bytes())
-        self.cache.root.mkdir(parents=True, exist_ok=True)
+        self.cache.ensure()  # sealed before the run can see it
         self.fd = real_dirs(workspace, *SPOOL_PARTS)
         self.stop = threading.Event()
         self.log: list[tuple[str, str]] = []

@@ -98,6 +98,32 @@ def unisolated_allowed() -> bool:
     return os.environ.get(_ALLOW_ENV, "").strip().lower() in {"1", "true", "yes"}
 
 
+@functools.cache
+def _userns_flags() -> list[str]:
+    """`--disable-userns` where this bwrap and kernel support it (bwrap 0.8.0 and newer):
+    a run that makes a user namespace of its own holds every capability there over the
+    files of its uid and gid, e.g. CAP_DAC_READ_SEARCH to list the sealed forms
+    directory (`_formcache`)."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return []
+    flags = ["--unshare-user", "--disable-userns"]
+    try:
+        probe = subprocess.run(
+            [exe, *flags, "--ro-bind", "/", "/", "/bin/sh", "-c", "true"],
+            capture_output=True,
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return flags[1:] if probe.returncode == 0 else []
+
+
+def nested_userns_disabled() -> bool:
+    """Whether runs are kept from making user namespaces of their own."""
+    return bool(_userns_flags())
+
+
 def _namespace_flags(network: bool) -> list[str]:
     flags = [
         "--unshare-user",
@@ -111,6 +137,7 @@ def _namespace_flags(network: bool) -> list[str]:
         "--hostname",
         "sandbox",
         "--unshare-cgroup-try",
+        *_userns_flags(),
         "--die-with-parent",
         "--new-session",
     ]

@@ -13,6 +13,7 @@ from scigate.sandbox._isolation import (
     POLL_NOTE,
     RUN_TMPFS_BYTES,
     bwrap_status,
+    nested_userns_disabled,
     subreaper_supported,
     unisolated_allowed,
 )
@@ -93,6 +94,17 @@ def protections() -> dict[str, str]:
             "compiled by a trusted sandboxed step, else compiles into its own workspace)"
             if prefix
             else "unavailable: unisolated runs can write the shared FFCx cache"
+        ),
+        "nested user namespaces": (
+            "active (a run cannot make a user namespace of its own, where it would hold "
+            "capabilities over its uid's files, e.g. to list the sealed forms cache)"
+            if prefix and nested_userns_disabled()
+            else "unavailable: "
+            + (
+                "this bwrap has no --disable-userns (0.8.0 and newer have it)"
+                if prefix
+                else "unisolated runs"
+            )
         ),
         "supervisor ptrace": (
             "active (supervisors and warm servers are non-dumpable: a run can neither "
