@@ -429,3 +429,45 @@ def test_the_forms_directory_is_listed_without_either_defence(removed, monkeypat
         assert out[0].isdigit() and int(out[0]) >= 1
     else:
         assert out[0] == "denied" and out[2].isdigit() and int(out[2]) >= 1
+
+
+def _locker() -> str:
+    """A run that tries to hold the cache's store lock (which would stall every other
+    run's trusted compiles until they time out)."""
+    return textwrap.dedent(
+        f"""
+        import fcntl, os
+        path = os.path.join({str(_forms())!r}, {_formcache.LOCK_NAME!r})
+        held = []
+        for flags in (os.O_RDONLY, os.O_WRONLY, os.O_RDWR):
+            try:
+                fd = os.open(path, flags)
+            except OSError as exc:
+                held.append(exc.errno)
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.append("held")
+        print(held)
+        """
+    )
+
+
+@pytest.mark.parametrize("mode", ["sealed", "control"])
+def test_a_run_cannot_hold_the_stores_lock(mode, monkeypatch) -> None:
+    """The lock file is write-only for its owner: a run can neither read it (no
+    permission) nor write it (read-only mount), so it cannot flock it. The control, the
+    lock file readable as before, is locked by the run."""
+    _known_key()  # the cache and its lock file exist
+    if mode == "control":
+        monkeypatch.setattr(_formcache, "LOCK_MODE", 0o644)
+    try:
+        _formcache.FormCache(_forms()).ensure()
+        out = _run(_locker(), ())
+    finally:
+        monkeypatch.undo()
+        _formcache.FormCache(_forms()).ensure()
+    assert (_forms() / _formcache.LOCK_NAME).stat().st_mode & 0o7777 == 0o200
+    if mode == "sealed":
+        assert "held" not in out[0]
+    else:
+        assert "held" in out[0]

@@ -62,6 +62,10 @@ RESCAN_STORES = 64  # a process lists the whole cache again after this many stor
 #: the forms directory: write and search for its owner, search for everyone, read for
 #: no one (see the module docstring)
 ROOT_MODE = 0o311
+#: the stores' lock file: write-only for its owner, so a run (read-only mount: no write,
+#: and no read permission) cannot open it, and cannot hold the lock to stall every other
+#: run's trusted compiles until they time out
+LOCK_NAME, LOCK_MODE = ".lock", 0o200
 LIST_SECONDS = 30.0
 # Run by `_list_sealed` under bwrap in a user namespace of its own, as its uid 0 with
 # CAP_DAC_READ_SEARCH, which there covers the files of the caller's uid and gid: lists the
@@ -207,15 +211,19 @@ class FormCache:
         self.max_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
 
     def ensure(self) -> None:
-        """Make the forms directory if needed and seal it (`ROOT_MODE`)."""
+        """Make the forms directory if needed and seal it (`ROOT_MODE`, and `LOCK_MODE`
+        for a lock file an earlier version left readable)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        if os.stat(self.root, follow_symlinks=False).st_mode & 0o7777 != ROOT_MODE:
-            os.chmod(self.root, ROOT_MODE, follow_symlinks=False)
+        for path, mode in ((self.root, ROOT_MODE), (self.root / LOCK_NAME, LOCK_MODE)):
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(path, follow_symlinks=False).st_mode & 0o7777 != mode:
+                    os.chmod(path, mode, follow_symlinks=False)
 
     @contextlib.contextmanager
     def _locked(self):
         self.ensure()
-        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        fd = os.open(self.root / LOCK_NAME, flags, LOCK_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
