@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
+import os
+import re
+import secrets
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from scigate.domains import get_domain
-from scigate.gate import copy_without_answer
+from scigate.gate import copy_without_answer, load_candidate
+from scigate.gate._invariance import RUNNER, is_count, runner_source
 
 
 def make_candidates(n: int, root: Path, seed: int) -> list[Path]:
@@ -36,8 +41,6 @@ def naive(dirs: list[Path]) -> float:
 def naive_parallel(dirs: list[Path], workers: int) -> float:
     """Seconds for the naive loop with `workers` fresh interpreters at a time (the same
     worker count as the gated pass it is compared with)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         list(pool.map(lambda d: naive([d]), dirs))
@@ -60,3 +63,42 @@ def ratio_line(name: str, naive_s: list[float], gated_s: list[float]) -> str:
         f"min {min(naive_s) / min(gated_s):5.2f}x, per-repeat median "
         f"{statistics.median(per_repeat):5.2f}x (range {min(per_repeat):.2f}-{max(per_repeat):.2f})"
     )
+
+
+def naive_gates_one(d: Path, *, fresh_cache: bool = False) -> int:
+    """Gate 1 and gate 1b done naively on one candidate, the same runs as the gated pass:
+    a fresh interpreter runs solution.py, then one per semantic check that applies to the
+    candidate (the check's runner: its prelude, then solution.py), no sandbox. With
+    `fresh_cache` the candidate starts from an empty FFCx cache of its own, which its
+    later runs reuse. Returns the number of runs."""
+    cand = load_candidate(d)
+    checks = [
+        c
+        for c in get_domain("fenicsx").semantic_checks()
+        if not (c.applies_if and not re.search(c.applies_if, cand.question, re.IGNORECASE))
+        and not (c.expect == "changed" and is_count(cand.answer_value))
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = copy_without_answer(d, Path(tmp) / "c")
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")} if fresh_cache else None
+        scripts = ["solution.py"]
+        for check in checks:
+            name = f"{check.name}{RUNNER}"
+            (work / name).write_text(
+                runner_source(check, secrets.token_hex(8)).replace(repr(RUNNER), repr(name))
+            )
+            scripts.append(name)
+        for script in scripts:
+            out = subprocess.run(
+                [sys.executable, script], cwd=work, capture_output=True, text=True, env=env
+            )
+            assert out.returncode == 0, (d.name, script, out.stderr[-500:])
+    return len(scripts)
+
+
+def naive_gates(dirs: list[Path], workers: int, *, fresh_cache: bool = False) -> float:
+    """Wall seconds of `naive_gates_one` on every candidate, `workers` at a time."""
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        list(pool.map(lambda d: naive_gates_one(d, fresh_cache=fresh_cache), dirs))
+    return time.perf_counter() - t0

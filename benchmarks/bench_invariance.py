@@ -4,7 +4,10 @@ Generates N FEniCSx template candidates (default 20, every family), then times
   - naive, sequential: a fresh `python solution.py` per candidate, one after another,
     no sandbox (the naive single verification);
   - naive, parallel: the same with as many fresh interpreters at a time as the gated
-    passes have workers (one per core): the like-for-like comparison;
+    passes have workers (one per core): the like-for-like comparison in workers;
+  - naive gate 1 + 1b, parallel: the same runs as the gated pass (solution.py, then
+    each semantic check's runner that applies), each in a fresh interpreter, no
+    sandbox: the like-for-like comparison in work as well;
   - gate 1 alone: `averify` as shipped (sandboxed, forked from warm servers), one
     concurrent candidate per core;
   - gate 1 + gate 1b: `averify`, then `ainvariance` with gate 1's printed value as the
@@ -32,13 +35,26 @@ import tempfile
 import time
 from pathlib import Path
 
-from _fenicsx_candidates import make_candidates, naive, naive_parallel, ratio_line, spread
+from _fenicsx_candidates import (
+    make_candidates,
+    naive,
+    naive_gates,
+    naive_parallel,
+    ratio_line,
+    spread,
+)
 
 from scigate import sandbox
 from scigate.gate import ainvariance, averify, load_candidate
 
 #: the interleaved passes, in the order of the first round (rotated every round)
-PASSES = ("naive, sequential", "naive, parallel", "gate 1 alone", "gate 1 + gate 1b")
+PASSES = (
+    "naive, sequential",
+    "naive, parallel",
+    "naive gate 1 + 1b",
+    "gate 1 alone",
+    "gate 1 + gate 1b",
+)
 #: runs' own seconds per semantic check, summed over every gate-1b pass
 CHECK_SECONDS: dict[str, float] = {}
 
@@ -83,6 +99,8 @@ async def passes(
                 times[name].append(naive(dirs))
             elif name == "naive, parallel":
                 times[name].append(naive_parallel(dirs, workers))
+            elif name == "naive gate 1 + 1b":
+                times[name].append(naive_gates(dirs, workers))
             elif name == "gate 1 alone":
                 t, g1, _ = await gates(dirs, workers, invariance=False)
                 times[name].append(t)
@@ -121,6 +139,7 @@ def main() -> None:
         label = {
             "naive, sequential": "naive loop (python solution.py, sequential)",
             "naive, parallel": f"naive loop (python solution.py, {workers} at a time)",
+            "naive gate 1 + 1b": f"naive gate 1 + 1b (fresh runs, {workers} at a time)",
             "gate 1 alone": f"gate 1 alone, warm ({workers} workers)",
             "gate 1 + gate 1b": f"gate 1 + gate 1b, warm ({workers} workers)",
         }
@@ -153,6 +172,13 @@ def main() -> None:
         print(
             ratio_line(
                 f"  gate 1 + gate 1b / naive, {workers} at a time", par, times["gate 1 + gate 1b"]
+            )
+        )
+        print(
+            ratio_line(
+                f"  gate 1 + gate 1b / naive gate 1 + 1b, {workers} at a time",
+                times["naive gate 1 + 1b"],
+                times["gate 1 + gate 1b"],
             )
         )
         print(ratio_line("  gate 1 alone / naive, sequential", seq, times["gate 1 alone"]))
