@@ -493,3 +493,23 @@ def test_the_forms_directory_is_sealed_and_still_evicted(
     for key, c in entries[1:]:
         cache.store(key, MODULE, FLAGS, c, SO)
     assert {p.name for _, _, p in cache.entries()} == {entries[1][0], entries[2][0]}
+
+
+def test_a_forms_directory_that_cannot_be_sealed_stops_the_run_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user's readable forms directory cannot be sealed: the run stops with a
+    line saying what to do, instead of sharing a directory runs could list."""
+    from scigate.errors import BadInput
+    from scigate.sandbox._runner import forms_watcher
+
+    (tmp_path / "forms").mkdir(mode=0o755)
+
+    def not_owner(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(_formcache.os, "chmod", not_owner)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with pytest.raises(BadInput, match=r"cannot seal .*forms.*SCIGATE_FORMCACHE_BYTES=0"):
+        forms_watcher(ws, tmp_path, {_formcache.SPOOL_ENV: "x"})

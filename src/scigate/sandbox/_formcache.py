@@ -216,8 +216,17 @@ class FormCache:
         self.root.mkdir(parents=True, exist_ok=True)
         for path, mode in ((self.root, ROOT_MODE), (self.root / LOCK_NAME, LOCK_MODE)):
             with contextlib.suppress(FileNotFoundError):
-                if os.stat(path, follow_symlinks=False).st_mode & 0o7777 != mode:
+                if os.stat(path, follow_symlinks=False).st_mode & 0o7777 == mode:
+                    continue
+                try:
                     os.chmod(path, mode, follow_symlinks=False)
+                except OSError as exc:  # e.g. another user's directory
+                    raise OSError(
+                        exc.errno,
+                        f"cannot seal {path} (mode {mode:04o}, so runs cannot list or "
+                        f"lock it): {exc.strerror}; chmod it, or set {MAX_BYTES_ENV}=0 "
+                        "to compile forms privately",
+                    ) from exc
 
     @contextlib.contextmanager
     def _locked(self):
