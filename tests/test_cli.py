@@ -39,6 +39,7 @@ def test_doctor_reports_stacks_providers_and_protections_without_secrets() -> No
     assert providers["openai"]["configured"] is True
     assert providers["anthropic"]["configured"] is False
     assert all(str(v).startswith(("active", "unavailable")) for v in report["sandbox"].values())
+    assert report["performance"]["cgroup join"].startswith(("fast", "slow", "n/a"))
     p = _scigate("doctor")
     assert p.returncode == 0 and "Sandbox protections" in p.stdout and secret not in p.stdout
 

@@ -370,3 +370,19 @@ def test_usage_seconds_reads_both_formats():
             assert usage_seconds(fd) == seconds  # re-read from the start
         finally:
             os.close(fd)
+
+
+@needs_cgroups
+def test_the_join_of_a_run_cgroup_is_measured() -> None:
+    """`scigate doctor` times a process joining a fresh run cgroup, as every run does:
+    a real duration, well under a second (8-16 ms where each join waits for an RCU grace
+    period, about 0.3 ms with `favordynmods`)."""
+    seconds = _cgroup.cgroup_join_seconds(samples=1)
+    assert seconds is not None and 0 < seconds < 1
+
+
+def test_a_slow_join_is_reported_with_what_makes_it_fast() -> None:
+    assert _cgroup.cgroup_join_note(None).startswith("n/a")
+    assert _cgroup.cgroup_join_note(0.0003).startswith("fast (0.3 ms")
+    slow = _cgroup.cgroup_join_note(0.0094)
+    assert slow.startswith("slow (9.4 ms") and "favordynmods" in slow

@@ -96,7 +96,7 @@ def doctor(
     are active (and, with --ray-address, a Ray cluster's nodes and CPUs; with --providers,
     the providers and the capability rules with their sources)."""
     from scigate.llm import providers_status
-    from scigate.sandbox import protections
+    from scigate.sandbox import cgroup_join_note, cgroup_join_seconds, protections
 
     if providers:
         _providers(json_out)
@@ -108,6 +108,7 @@ def doctor(
         "programs": external_programs(),
         "providers": providers_status(),
         "sandbox": protections(),
+        "performance": {"cgroup join": cgroup_join_note(cgroup_join_seconds())},
     }
     if ray_address:
         from scigate.executor import cluster_status
@@ -162,6 +163,13 @@ def doctor(
     t.add_column("status")
     for name, status in report["sandbox"].items():
         colour = "green" if str(status).startswith("active") else "yellow"
+        t.add_row(name, untrusted(status, style=colour))
+    console.print(t)
+    t = Table(title="Performance", title_justify="left")
+    t.add_column("what")
+    t.add_column("status")
+    for name, status in report["performance"].items():
+        colour = "yellow" if str(status).startswith("slow") else "green"
         t.add_row(name, untrusted(status, style=colour))
     console.print(t)
     if ray_address:

@@ -68,11 +68,14 @@ from scigate.sandbox._warm import warm_status
 from scigate.sandbox._workspace import fresh_workspace, named_paths, sweep_stale, write_new_file
 
 if TYPE_CHECKING:
+    from scigate.sandbox._cgroup import cgroup_join_note, cgroup_join_seconds
     from scigate.sandbox._isolation import bwrap_status
 
 # Names whose modules are heavier to import load on first access.
 _LAZY = {
     "bwrap_status": "_isolation",
+    "cgroup_join_note": "_cgroup",
+    "cgroup_join_seconds": "_cgroup",
 }
 
 
@@ -92,6 +95,8 @@ __all__ = [
     "arun",
     "arun_python",
     "bwrap_status",
+    "cgroup_join_note",
+    "cgroup_join_seconds",
     "copy_tree",
     "default_cache_dir",
     "entry_kind",

@@ -445,6 +445,60 @@ def cgroup_status() -> tuple[str | None, str]:
     return (layout.version if layout else None), note
 
 
+#: a join slower than this waited for an RCU grace period (the kernel's cgroup rwsem in
+#: its fast-reader mode); with `favordynmods` a join takes about 0.3 ms
+SLOW_JOIN_SECONDS = 0.002
+# Run in a fresh interpreter with the run cgroup's join fds: seconds its joins took.
+_JOIN_TIMER = (
+    "import os, sys, time; t = time.perf_counter()\n"
+    "for fd in map(int, sys.argv[1:]): os.write(fd, b'0')\n"
+    "print(time.perf_counter() - t)"
+)
+
+
+def cgroup_join_seconds(samples: int = 3) -> float | None:
+    """Median seconds a new process takes to join a fresh run cgroup, as every sandboxed
+    run does before its script starts; None when per-run cgroups are unavailable here.
+
+    Moving a task between cgroups takes the kernel's cgroup_threadgroup_rwsem for writing,
+    which waits for an RCU grace period unless a cgroup hierarchy is mounted with
+    `favordynmods` (measured on one machine: 8-16 ms against 0.3 ms)."""
+    taken = []
+    for _ in range(samples):
+        cg = RunCgroup.create(memory_bytes=None, max_tasks=None, name_hint="join-timer")
+        if cg is None:
+            return None
+        with cg:
+            fds = cg.join_fds()
+            out = subprocess.run(
+                [sys.executable, "-I", "-S", "-c", _JOIN_TIMER, *map(str, fds)],
+                pass_fds=fds,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        if out.returncode != 0:
+            return None
+        taken.append(float(out.stdout))
+        time.sleep(0.05)  # past a grace period: each sample starts as a run does
+    return sorted(taken)[len(taken) // 2]
+
+
+def cgroup_join_note(seconds: float | None) -> str:
+    """What `cgroup_join_seconds` means for run latency, for `scigate doctor`."""
+    if seconds is None:
+        return "n/a: no per-run cgroups here"
+    ms = f"{seconds * 1000:.1f} ms"
+    if seconds < SLOW_JOIN_SECONDS:
+        return f"fast ({ms} per run)"
+    return (
+        f"slow ({ms} per run, waiting for an RCU grace period; a short warm run takes "
+        "10-40 ms): as root, `mount -o remount,favordynmods /sys/fs/cgroup` (cgroup v2, "
+        "Linux 6.0 and newer) makes it about 0.3 ms, at some cost to fork and exit"
+    )
+
+
 # --- one run's cgroup ----------------------------------------------------------------------
 
 _counter = itertools.count()
