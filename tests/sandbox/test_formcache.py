@@ -513,3 +513,18 @@ def test_a_forms_directory_that_cannot_be_sealed_stops_the_run_with_one_line(
     ws.mkdir()
     with pytest.raises(BadInput, match=r"cannot seal .*forms.*SCIGATE_FORMCACHE_BYTES=0"):
         forms_watcher(ws, tmp_path, {_formcache.SPOOL_ENV: "x"})
+
+
+def test_a_run_that_does_not_share_forms_still_finds_the_directory_sealed(
+    tmp_path: Path,
+) -> None:
+    """With sharing off (or for a trusted compile) the run still sees the cache
+    directory: a forms directory left readable by an earlier version is sealed too."""
+    from scigate.sandbox._runner import forms_watcher
+
+    (tmp_path / "forms").mkdir(mode=0o755)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with forms_watcher(ws, tmp_path, {}):
+        pass
+    assert (tmp_path / "forms").stat().st_mode & 0o7777 == _formcache.ROOT_MODE

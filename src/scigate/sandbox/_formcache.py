@@ -214,6 +214,10 @@ class FormCache:
         """Make the forms directory if needed and seal it (`ROOT_MODE`, and `LOCK_MODE`
         for a lock file an earlier version left readable)."""
         self.root.mkdir(parents=True, exist_ok=True)
+        self.seal()
+
+    def seal(self) -> None:
+        """Seal the forms directory and its lock file where they exist (see `ensure`)."""
         for path, mode in ((self.root, ROOT_MODE), (self.root / LOCK_NAME, LOCK_MODE)):
             with contextlib.suppress(FileNotFoundError):
                 if os.stat(path, follow_symlinks=False).st_mode & 0o7777 == mode:

@@ -307,9 +307,13 @@ def forms_watcher(
 ) -> contextlib.AbstractContextManager:
     """The server of a run's compiled-form requests while it lasts (`_formcache`), or
     nothing when the run does not use the shared forms cache."""
-    if _formcache.SPOOL_ENV not in child_env:
-        return contextlib.nullcontext()
     try:
+        if _formcache.SPOOL_ENV not in child_env:
+            # not shared here: a forms directory made before is still sealed, since
+            # the run sees the cache directory (best effort: this run asks nothing of it)
+            with contextlib.suppress(OSError):
+                _formcache.FormCache(_formcache.forms_dir(shared_cache(cache_dir))).seal()
+            return contextlib.nullcontext()
         return _formcache.SpoolWatcher(ws, shared_cache(cache_dir))
     except OSError as exc:
         raise BadInput(f"cannot prepare the run's form spool: {exc}") from exc
