@@ -271,7 +271,9 @@ def test_only_the_scripts_own_calls_are_scaled() -> None:
     """Library code (FFCx compiling a form asks Basix for quadrature) gets exact values, so
     no scaled rule reaches a compiled kernel or the form cache; the script's call does not."""
 
-    hook = (Path(FenicsxDomain().seed_dirs()[0]).parent.parent / "_dependence_hook.py").read_text()
+    from scigate.domains._semantic import hook_source
+
+    hook = hook_source(Path(FenicsxDomain().seed_dirs()[0]).parent.parent / "_dependence_hook.py")
     probe = """
 import basix
 import numpy as np

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scigate.domains import SemanticCheck, get_domain
+from scigate.domains._semantic import hook_source
 from scigate.domains.fenicsx import FenicsxDomain
 from scigate.gate import invariance, verify
 from scigate.gate._invariance import judge_check
@@ -191,7 +192,7 @@ def test_the_reorder_really_permutes_geometry_and_p2_dofs() -> None:
     """The hook's mesh has the same nodes and cells, in another order, and the P2 dof
     coordinates come out in another order too; an integral stays the same."""
 
-    hook = (FENICSX / "_reorder_hook.py").read_text()
+    hook = hook_source(FENICSX / "_reorder_hook.py")
     probe = """
 import json
 import numpy as np
@@ -495,7 +496,7 @@ def test_another_seed_is_tried_when_dolfinx_restores_the_order() -> None:
     in the original order, so the hook must try the next seed. A 1-cell interval keeps
     its order under every seed, which the hook reports instead of claiming a reorder."""
 
-    hook = (FENICSX / "_reorder_hook.py").read_text()
+    hook = hook_source(FENICSX / "_reorder_hook.py")
     probe = """
 import numpy as np
 from dolfinx import mesh

@@ -10,9 +10,11 @@ FEniCSx hook; the floats of one call after the first jitter by +-0.4 g_k.
 
 import contextlib
 import math
-import os
 import random
 import sys
+
+# shared helpers: hook_prelude runs _hook_common.py first in this namespace
+_emit = globals()["_emit"]
 
 MARKER = "scigate-dependence:"
 SEED = 20261204
@@ -28,15 +30,6 @@ PACKAGE = None  # its library's name: _sweep re-points that library's module att
 def _is_real(value):
     """Whether `value` counts as a computed float (the hook's definition replaces this)."""
     raise NotImplementedError("the dependence hook defines _is_real")
-
-
-def _emit(text):
-    if not _channel["active"]:
-        return
-    tok = _channel["token"]
-    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"
-    with contextlib.suppress(OSError):
-        os.write(_channel["fd"], line.encode("utf-8", "replace"))
 
 
 def finish():

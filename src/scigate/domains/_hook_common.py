@@ -1,9 +1,10 @@
-"""Inside the sandbox only: helpers every chemistry and materials gate-1b hook uses.
+"""Inside the sandbox only: helpers every gate-1b hook uses.
 
 Not imported by scigate: `hook_prelude` puts this text in front of a hook's own text,
 and both run in the hook's namespace, so each hook keeps its names to itself."""
 
 import contextlib
+import os
 import sys
 
 
@@ -22,3 +23,15 @@ def _like(fn, wrapper):
         with contextlib.suppress(AttributeError, TypeError):
             setattr(wrapper, attr, getattr(fn, attr))
     return wrapper
+
+
+def _emit(text):
+    """One report line for the gate, `MARKER token text`, on the hook's private copy of
+    stderr (`_channel["fd"]`), unless the hook is its own sham (`_channel["active"]`
+    false). A closed channel loses the report: without `done:` the gate decides nothing."""
+    if not _channel.get("active", True):  # noqa: F821 - the hook defines it
+        return
+    tok = _channel["token"]  # noqa: F821
+    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"  # noqa: F821
+    with contextlib.suppress(OSError):
+        os.write(_channel["fd"], line.encode("utf-8", "replace"))  # noqa: F821

@@ -20,20 +20,25 @@ def hook_prelude(
     filename: str,
     install_args: str,
     *,
-    common: bool = True,
     dependence: bool = False,
 ) -> str:
     """Runner source that executes `directory/filename` in a namespace of its own (so two
-    hooks' names cannot clash), after the helpers every hook shares (`_hook_common.py`,
-    unless `common` is false; with `dependence`, also `_dependence_common.py`), and then
-    calls its `install(install_args)`."""
-    parts = ([COMMON] if common else []) + ([DEPENDENCE_COMMON] if dependence else [])
-    src = "\n\n".join(p.read_text() for p in [*parts, directory / filename])
+    hooks' names cannot clash), after the helpers every hook shares (`_hook_common.py`;
+    with `dependence`, also `_dependence_common.py`), and then calls its
+    `install(install_args)`."""
+    src = hook_source(directory / filename, dependence=dependence)
     return (
         f"{var} = {{'__name__': {var!r}}}\n"
         f"exec({compiled_expression(src, var)}, {var})\n"
         f"{var}['install']({install_args})\n"
     )
+
+
+def hook_source(path: Path, *, dependence: bool = False) -> str:
+    """The text a hook file runs as in its namespace: `_hook_common.py` (with
+    `dependence`, also `_dependence_common.py`), then the hook's own text."""
+    parts = [COMMON, DEPENDENCE_COMMON] if dependence else [COMMON]
+    return "\n\n".join(p.read_text() for p in [*parts, path])
 
 
 @functools.lru_cache(maxsize=64)

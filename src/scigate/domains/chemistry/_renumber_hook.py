@@ -26,6 +26,7 @@ import sys
 # shared helpers: hook_prelude runs _hook_common.py first in this namespace
 _from_script = globals()["_from_script"]
 _like = globals()["_like"]
+_emit = globals()["_emit"]
 
 MARKER = "scigate-invariance:"
 SEEDS = (20261204, 1, 2, 3, 5, 8, 13, 21)
@@ -51,13 +52,6 @@ OTHERS = (
 )
 _channel = {"fd": 2, "token": ""}
 _counts = {"molecules": 0, "unperturbed": 0}
-
-
-def _emit(text):
-    tok = _channel["token"]
-    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"
-    with contextlib.suppress(OSError):
-        os.write(_channel["fd"], line.encode("utf-8", "replace"))
 
 
 def finish():

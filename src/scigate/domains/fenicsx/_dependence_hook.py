@@ -41,6 +41,11 @@ import math
 import os
 import sys
 
+# shared helpers: hook_prelude runs _hook_common.py first in this namespace
+_from_script = globals()["_from_script"]
+_like = globals()["_like"]
+_emit = globals()["_emit"]
+
 MARKER = "scigate-dependence:"
 SEED = 20261203
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
@@ -50,28 +55,12 @@ _counts = {"perturbed": 0, "bypassed": 0}
 _pending: dict[int, tuple[object, object]] = {}
 
 
-def _emit(text):
-    if not _channel["active"]:
-        return
-    tok = _channel["token"]
-    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"
-    with contextlib.suppress(OSError):
-        os.write(_channel["fd"], line.encode("utf-8", "replace"))
-
-
 def finish():
     """The closing report: how many computed values were scaled, how many bypassed."""
     _emit(
         f"done: {_counts['perturbed']} computed values scaled, "
         f"{_counts['bypassed']} C++-layer calls from the script"
     )
-
-
-def _from_script(depth=2):
-    try:
-        return sys._getframe(depth).f_globals.get("__name__") == "__main__"
-    except ValueError:
-        return False
 
 
 def _factors(size=None):
@@ -127,14 +116,6 @@ def _scale_object(obj, what):
 
 def _functions(u):
     return list(u) if isinstance(u, (list, tuple)) else [u]
-
-
-def _like(fn, wrapper):
-    # the original's identity, without functools.wraps' __wrapped__ (a way back to it)
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        with contextlib.suppress(AttributeError, TypeError):
-            setattr(wrapper, attr, getattr(fn, attr))
-    return wrapper
 
 
 def _wrap_scalar(fn, what):

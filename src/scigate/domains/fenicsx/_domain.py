@@ -53,7 +53,7 @@ print(json.dumps(report))
 def _hook(var: str, filename: str, install_args: str) -> str:
     """Runner source that executes a hook file in a namespace of its own (so two hooks'
     names cannot clash) and then calls its `install(install_args)`."""
-    return hook_prelude(HERE, var, filename, install_args, common=False)
+    return hook_prelude(HERE, var, filename, install_args)
 
 
 #: How far the quadrature-default check lowers UFL's estimated degree (to at least 1), for

@@ -28,22 +28,14 @@ import random
 # shared helpers: hook_prelude runs _hook_common.py first in this namespace
 _from_script = globals()["_from_script"]
 _like = globals()["_like"]
+_emit = globals()["_emit"]
 
 MARKER = "scigate-invariance:"
 SEED = 20261204
 FACTORIES = ("from_spacegroup", "from_sites", "from_str", "from_file", "from_dict")
 SUPERCELLS = ([2, 1, 1], [1, 2, 1], [1, 1, 2])
-_channel = {"fd": 2, "token": "", "mode": "setting"}
+_channel = {"fd": 2, "token": "", "mode": "setting", "active": True}
 _counts = {"structures": 0, "unperturbed": 0}
-
-
-def _emit(text):
-    if _channel["mode"] == "none":
-        return
-    tok = _channel["token"]
-    line = f"{MARKER} {tok} {text}\n" if tok else f"{MARKER} {text}\n"
-    with contextlib.suppress(OSError):
-        os.write(_channel["fd"], line.encode("utf-8", "replace"))
 
 
 def finish():
@@ -114,6 +106,7 @@ def install(token="", mode="setting"):
     """Wrap the constructors and factories; report the readers the check cannot see into."""
     _channel["token"] = token
     _channel["mode"] = mode
+    _channel["active"] = mode != "none"  # the sham reports nothing
     with contextlib.suppress(OSError):
         _channel["fd"] = os.dup(2)  # private: the script's stderr redirections miss it
     try:
