@@ -91,7 +91,8 @@ def protections() -> dict[str, str]:
         "jit cache": (
             "active (shared FFCx cache read-only in runs, filled only by trusted processes; "
             "a run loads a compiled form only under the hash of the C text it generated, "
-            "compiled by a trusted sandboxed step, else compiles into its own workspace)"
+            "compiled by a trusted sandboxed step, else compiles into its own workspace; "
+            "runs cannot list the compiled forms, nor lock the cache's lock file)"
             if prefix
             else "unavailable: unisolated runs can write the shared FFCx cache"
         ),
