@@ -2,7 +2,9 @@
 
 `data/audit_reference.json` is the audit JSON the previous (load-everything)
 implementation produced on `build_scale_db`'s database; the audit must reproduce it
-exactly. The report must carry every candidate, each with all of its gate records, as
+exactly. One value was corrected since: `invariance_unchecked` is 122 (the verified
+candidates with no gate-1b result, checked in SQL), where the old code counted 60 after
+the screens had thinned the candidates out. The report must carry every candidate, each with all of its gate records, as
 `browser_items` (the reference, which loads everything at once) lists them.
 """
 

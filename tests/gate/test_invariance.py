@@ -672,3 +672,29 @@ def test_gate_1b_gets_the_form_map_of_the_same_candidates_gate_1(tmp_path: Path)
         maps = {c.id: store.gate_result(run_id, c.id, "verify")["detail"]["forms"] for c in cands}
     assert all(maps.values()) and maps[cands[0].id] != maps[cands[1].id]
     assert seen == maps
+
+
+def test_the_unchecked_count_is_taken_before_the_screens(tmp_path: Path) -> None:
+    """`invariance_unchecked` counts verified candidates gate 1b never ran on. A screen
+    that later rejects some candidates does not change that count (it read 6 - 4 = -2
+    as "+-2 unchecked" when taken after the screens)."""
+    from scigate.gate._audit import audit
+    from scigate.store import CandidateRecord, Store
+
+    with Store(tmp_path / "run.db") as store:
+        run_id = store.create_run("gate", config={"screens": ["s"]})
+        for i, (inv, screen) in enumerate(
+            (("pass", "pass"), ("pass", "fail"), ("pass", "fail"), (None, "fail"))
+        ):
+            store.add_candidate(
+                CandidateRecord(
+                    id=f"c{i}", run_id=run_id, question=f"q{i} x", options={"A": "1"}, answer="A"
+                )
+            )
+            store.add_gate_result(run_id, f"c{i}", "verify", outcome="pass")
+            if inv:
+                store.add_gate_result(run_id, f"c{i}", "invariance", outcome=inv)
+            store.add_gate_result(run_id, f"c{i}", "screen", outcome=screen, screen="s")
+        f = audit(store).funnel
+    assert (f["verified"], f["invariant"], f["invariance_unchecked"]) == (4, 3, 1)
+    assert f["screens"] == {"s": 1}

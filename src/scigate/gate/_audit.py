@@ -728,6 +728,9 @@ def db_funnel(
     verified = [c for c in ordered if _outcome(latest, c, "verify", "") == "pass"]
     invariant = invariant_candidates(latest, verified)
     alive = [c for c in verified if not _rejected_by_invariance(latest, c)]
+    # verified candidates that gate 1b never ran on (their run had it off): they go on;
+    # counted before the screens thin `alive` out
+    unchecked = None if invariant is None else len(alive) - len(invariant)
     # each candidate meets only its own domain's screens and tool gate (`pool_scopes`)
     if domains is None:
         domains = candidate_domains(store, cands)
@@ -751,8 +754,7 @@ def db_funnel(
         "generated": len(cands),
         "verified": len(verified),
         "invariant": None if invariant is None else len(invariant),
-        # verified candidates that gate 1b never ran on (their run had it off): they go on
-        "invariance_unchecked": None if invariant is None else len(alive) - len(invariant),
+        "invariance_unchecked": unchecked,
         "screens": per_screen,
         "solved": len(solved) if any_solve else None,
         "unique": len(pool),
