@@ -260,3 +260,10 @@ def test_demo_writes_a_benchmark_that_bench_verify_accepts(tmp_path) -> None:
     assert v.returncode == 0, v.stdout + v.stderr
     verdict = json.loads(v.stdout)
     assert verdict["agrees"] == 8 and verdict["passed"] is True
+
+
+def test_gate_durations_under_a_tenth_of_a_second_are_shown_in_ms() -> None:
+    """A warm gate-1b run takes about 40 ms: `0.0 s` read as if the check never ran."""
+    from scigate.cli._gate import _duration
+
+    assert (_duration(0.039), _duration(0.1), _duration(12.34)) == ("39 ms", "0.1 s", "12.3 s")

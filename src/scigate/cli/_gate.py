@@ -43,10 +43,16 @@ def _emit(data: dict, as_json: bool, lines: list[str]) -> None:
             console.print(line)
 
 
+def _duration(seconds: float) -> str:
+    """`0.4 s`, or `45 ms` under a tenth of a second (a warm run: `0.0 s` read as if
+    nothing ran)."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 0.1 else f"{seconds:.1f} s"
+
+
 def _verdict(mark: str, directory: Path, reason: str, seconds: float) -> str:
     """`MARK DIR: REASON (N s)`: a gate's one line, its reason (which quotes what the
     candidate printed) and the path inert."""
-    return f"{mark} {inert_markup(directory)}: {inert_markup(reason)} ({seconds:.1f} s)"
+    return f"{mark} {inert_markup(directory)}: {inert_markup(reason)} ({_duration(seconds)})"
 
 
 @app.command("verify")
@@ -116,7 +122,8 @@ def invariance_cmd(
     )
     lines = [_verdict(mark, directory, result.reason, result.seconds)]
     lines += [
-        f"  {inert_markup(c.name)}: {c.outcome}: {inert_markup(c.reason)} ({c.seconds:.1f} s)"
+        f"  {inert_markup(c.name)}: {c.outcome}: {inert_markup(c.reason)}"
+        + ("" if c.outcome == "n/a" else f" ({_duration(c.seconds)})")  # n/a: not run
         for c in result.checks
     ]
     _emit(result.model_dump(), as_json, lines)
