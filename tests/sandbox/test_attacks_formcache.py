@@ -471,3 +471,19 @@ def test_a_run_cannot_hold_the_stores_lock(mode, monkeypatch) -> None:
         assert "held" not in out[0]
     else:
         assert "held" in out[0]
+
+
+@pytest.mark.parametrize("disabled", [True, False], ids=["userns-disabled", "userns-allowed"])
+def test_forms_are_shared_only_where_runs_cannot_make_user_namespaces(
+    disabled, monkeypatch
+) -> None:
+    """Where this bwrap cannot keep a run from making a user namespace of its own (bwrap
+    before 0.8.0), a run could list the sealed forms directory from there: its runs then
+    get no spool (they compile privately) instead of the shared cache."""
+    from scigate.sandbox import _runner
+
+    if disabled and not _isolation.nested_userns_disabled():
+        pytest.skip("this bwrap cannot disable nested user namespaces")
+    monkeypatch.setattr(_runner, "nested_userns_disabled", lambda: disabled)
+    code = f"import os; print(os.environ.get({_formcache.SPOOL_ENV!r}) is not None)"
+    assert _run(code, ()) == [str(disabled)]

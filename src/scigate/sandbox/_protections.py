@@ -93,6 +93,9 @@ def protections() -> dict[str, str]:
             "a run loads a compiled form only under the hash of the C text it generated, "
             "compiled by a trusted sandboxed step, else compiles into its own workspace; "
             "runs cannot list the compiled forms, nor lock the cache's lock file)"
+            if prefix and nested_userns_disabled()
+            else "active (shared FFCx cache read-only in runs; compiled forms are not shared: "
+            "this bwrap cannot keep a run from listing them from a user namespace of its own)"
             if prefix
             else "unavailable: unisolated runs can write the shared FFCx cache"
         ),

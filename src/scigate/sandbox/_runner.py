@@ -21,7 +21,13 @@ from scigate.errors import BadInput
 from scigate.sandbox import _explain, _formcache
 from scigate.sandbox._capture import BoundedCapture
 from scigate.sandbox._env import default_cache_dir, sandbox_env
-from scigate.sandbox._isolation import WORKSPACE, bwrap_prefix, isolation_note, kill_sandbox
+from scigate.sandbox._isolation import (
+    WORKSPACE,
+    bwrap_prefix,
+    isolation_note,
+    kill_sandbox,
+    nested_userns_disabled,
+)
 from scigate.sandbox._jitcache import JIT_SUBDIR, TRUSTED_ENV, link_trusted, trusted_dir
 from scigate.sandbox._limits import RunLimits
 from scigate.sandbox._models import Limits, SandboxResult
@@ -245,7 +251,9 @@ def prepare(
     inside = WORKSPACE if prefix is not None else None
     child_env = sandbox_env(os.environ, workspace=ws, extra=env, inside=inside)
     child_env[TRUSTED_ENV] = str(trusted_dir(cache) / JIT_SUBDIR)
-    if forms and _formcache.enabled():  # compiled forms from the shared cache (_formhook)
+    # compiled forms from the shared cache (_formhook); not where a run could make a user
+    # namespace of its own and list the sealed forms directory from there
+    if forms and _formcache.enabled() and (prefix is None or nested_userns_disabled()):
         child_env.update(
             _formcache.run_env(cache, inside or str(ws), child_env.get("PYTHONPATH", ""))
         )
