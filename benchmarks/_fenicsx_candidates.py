@@ -19,6 +19,21 @@ from scigate.gate import copy_without_answer, load_candidate
 from scigate.gate._invariance import RUNNER, is_count, runner_source
 
 
+def model_written() -> list[Path]:
+    """The FEniCSx domain's model-written candidates: the paper's item 0023 and the five
+    seeds (none from the template families)."""
+    domain = get_domain("fenicsx")
+    return [*domain.example_dirs(), *domain.seed_dirs()]
+
+
+def with_model_written(dirs: list[Path], include: bool) -> list[Path]:
+    """`dirs` followed by the model-written candidates (`include`), with a line saying
+    which set a benchmark runs on."""
+    extra = model_written() if include else []
+    print(f"candidates: {len(dirs)} template" + (f" + {len(extra)} model-written" if extra else ""))
+    return [*dirs, *extra]
+
+
 def make_candidates(n: int, root: Path, seed: int) -> list[Path]:
     """`n` FEniCSx template candidates under `root`, from the template generator's `seed`."""
     gen = get_domain("fenicsx").template_generator(seed)

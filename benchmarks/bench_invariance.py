@@ -1,6 +1,8 @@
 """Cost of the invariance gate (gate 1b) against gate 1 alone and against a naive loop.
 
-Generates N FEniCSx template candidates (default 20, every family), then times
+Generates N FEniCSx template candidates (default 20, every family) and adds the
+model-written ones (item 0023 and the five seeds; `--templates-only` leaves them out),
+then times
   - naive, sequential: a fresh `python solution.py` per candidate, one after another,
     no sandbox (the naive single verification);
   - naive, parallel: the same with as many fresh interpreters at a time as the gated
@@ -42,6 +44,7 @@ from _fenicsx_candidates import (
     naive_parallel,
     ratio_line,
     spread,
+    with_model_written,
 )
 
 from scigate import sandbox
@@ -74,7 +77,9 @@ async def gates(
             assert v.passed, v.reason
             spent["verify"] += v.seconds
             if invariance:
-                r = await ainvariance(c, reference=v.printed, mpi_ranks=mpi_ranks, timeout=300)
+                r = await ainvariance(  # as `gate run`: the candidate's own form map
+                    c, reference=v.printed, mpi_ranks=mpi_ranks, timeout=300, forms=v.forms
+                )
                 assert r.passed, r.reason
                 spent["invariance"] += r.seconds
                 for check in r.checks:
@@ -122,6 +127,7 @@ def main() -> None:
     ap.add_argument("n", type=int, nargs="?", default=20)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--mpi", action="store_true")
+    ap.add_argument("--templates-only", action="store_true")
     args = ap.parse_args()
     n, repeats = args.n, args.repeats
     workers = os.cpu_count() or 1
@@ -130,7 +136,9 @@ def main() -> None:
         t0 = time.perf_counter()
         dirs = make_candidates(n, root, seed=11)
         print(f"generated {n} candidates in {time.perf_counter() - t0:.1f} s")
-        naive(dirs[:4])  # warm the FFCx cache (one per family)
+        dirs = with_model_written(dirs, not args.templates_only)
+        n = len(dirs)
+        naive(dirs)  # warm the FFCx cache (every form: the passes compare warm runs)
         m = min(n, 4)
         times, runs, (t_mpi, mpi_runs) = asyncio.run(
             passes(dirs, workers, repeats, m if args.mpi else 0)

@@ -1,6 +1,7 @@
 """Verification throughput: scigate's gate 1, cold and warm, against naive loops.
 
-Generates N FEniCSx template candidates (default 20), then verifies them
+Generates N FEniCSx template candidates (default 20), adds the model-written ones
+(item 0023 and the five seeds; `--templates-only` leaves them out), then verifies them
   - naive, sequential: a fresh `python solution.py` per candidate, one after another,
     no sandbox;
   - naive, parallel: the same with one fresh interpreter per core at a time (the worker
@@ -29,7 +30,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from _fenicsx_candidates import make_candidates, naive, naive_parallel, ratio_line, spread
+from _fenicsx_candidates import (
+    make_candidates,
+    naive,
+    naive_parallel,
+    ratio_line,
+    spread,
+    with_model_written,
+)
 
 from scigate import sandbox
 from scigate.domains.fenicsx._domain import FenicsxDomain
@@ -67,6 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("n", type=int, nargs="?", default=20)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--templates-only", action="store_true")
     args = ap.parse_args()
     n = args.n
     workers = os.cpu_count() or 1
@@ -75,7 +84,9 @@ def main() -> None:
         t0 = time.perf_counter()
         dirs = make_candidates(n, root, seed=7)
         print(f"generated {n} candidates in {time.perf_counter() - t0:.1f} s")
-        naive(dirs[:2])  # warm the FFCx cache for all
+        dirs = with_model_written(dirs, not args.templates_only)
+        n = len(dirs)
+        naive(dirs)  # warm the FFCx cache (every form: the passes compare warm runs)
         run = {
             "naive, sequential": lambda: naive(dirs),
             "naive, parallel": lambda: naive_parallel(dirs, workers),
