@@ -534,25 +534,30 @@ def test_a_mesh_that_cannot_be_reordered_is_unjudged_not_passed(tmp_path: Path) 
     assert "cannot decide" in r.checks[0].reason and "kept its order" in r.checks[0].reason
 
 
+def _verified_candidate(store, run_id: str, cid: str, invariance: str | None) -> None:
+    """A candidate that passed gate 1, with gate 1b's `invariance` outcome (None: not run)."""
+    from scigate.store import CandidateRecord
+
+    store.add_candidate(
+        CandidateRecord(id=cid, run_id=run_id, question=f"q{cid} x", options={"A": "1"}, answer="A")
+    )
+    store.add_gate_result(run_id, cid, "verify", outcome="pass")
+    if invariance:
+        store.add_gate_result(run_id, cid, "invariance", outcome=invariance)
+
+
 def test_pool_and_funnel_drop_gate_1b_failures_and_keep_unchecked_candidates(
     tmp_path: Path,
 ) -> None:
     """A candidate gate 1b rejected (or could not judge) never reaches the pool; one that
     a run without gate 1b gated is not rejected by it, and the funnel says how many."""
     from scigate.gate._audit import audit, latest_results, surviving_candidates
-    from scigate.store import CandidateRecord, Store
+    from scigate.store import Store
 
     with Store(tmp_path / "run.db") as store:
         run_id = store.create_run("gate")
         for i, inv in enumerate(("pass", "fail", "error", None)):
-            store.add_candidate(
-                CandidateRecord(
-                    id=f"c{i}", run_id=run_id, question=f"q{i} x", options={"A": "1"}, answer="A"
-                )
-            )
-            store.add_gate_result(run_id, f"c{i}", "verify", outcome="pass")
-            if inv:
-                store.add_gate_result(run_id, f"c{i}", "invariance", outcome=inv)
+            _verified_candidate(store, run_id, f"c{i}", inv)
         cands = {c.id: c for c in store.candidates()}
         assert surviving_candidates(latest_results(store), [], cands) == ["c0", "c3"]
         f = audit(store).funnel
@@ -679,21 +684,14 @@ def test_the_unchecked_count_is_taken_before_the_screens(tmp_path: Path) -> None
     that later rejects some candidates does not change that count (it read 6 - 4 = -2
     as "+-2 unchecked" when taken after the screens)."""
     from scigate.gate._audit import audit
-    from scigate.store import CandidateRecord, Store
+    from scigate.store import Store
 
     with Store(tmp_path / "run.db") as store:
         run_id = store.create_run("gate", config={"screens": ["s"]})
         for i, (inv, screen) in enumerate(
             (("pass", "pass"), ("pass", "fail"), ("pass", "fail"), (None, "fail"))
         ):
-            store.add_candidate(
-                CandidateRecord(
-                    id=f"c{i}", run_id=run_id, question=f"q{i} x", options={"A": "1"}, answer="A"
-                )
-            )
-            store.add_gate_result(run_id, f"c{i}", "verify", outcome="pass")
-            if inv:
-                store.add_gate_result(run_id, f"c{i}", "invariance", outcome=inv)
+            _verified_candidate(store, run_id, f"c{i}", inv)
             store.add_gate_result(run_id, f"c{i}", "screen", outcome=screen, screen="s")
         f = audit(store).funnel
     assert (f["verified"], f["invariant"], f["invariance_unchecked"]) == (4, 3, 1)

@@ -158,22 +158,24 @@ def doctor(
             str(r.get("how", "")),
         )
     console.print(t)
-    t = Table(title="Sandbox protections", title_justify="left")
-    t.add_column("protection")
-    t.add_column("status")
-    for name, status in report["sandbox"].items():
-        colour = "green" if str(status).startswith("active") else "yellow"
-        t.add_row(name, untrusted(status, style=colour))
-    console.print(t)
-    t = Table(title="Performance", title_justify="left")
-    t.add_column("what")
-    t.add_column("status")
-    for name, status in report["performance"].items():
-        colour = "yellow" if str(status).startswith("slow") else "green"
-        t.add_row(name, untrusted(status, style=colour))
-    console.print(t)
+    console.print(_status_table("Sandbox protections", "protection", report["sandbox"], "active"))
+    console.print(_status_table("Performance", "what", report["performance"], ("fast", "n/a")))
     if ray_address:
         _print_cluster(console, report["ray_cluster"])
+
+
+def _status_table(
+    title: str, what: str, rows: dict[str, Any], good: str | tuple[str, ...]
+) -> Table:
+    """A two-column table of statuses, green where a status starts with `good`, else
+    yellow (statuses quote the machine: shown inert)."""
+    t = Table(title=title, title_justify="left")
+    t.add_column(what)
+    t.add_column("status")
+    for name, status in rows.items():
+        colour = "green" if str(status).startswith(good) else "yellow"
+        t.add_row(name, untrusted(status, style=colour))
+    return t
 
 
 def _providers(json_out: bool) -> None:

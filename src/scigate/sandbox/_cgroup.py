@@ -406,20 +406,27 @@ def _probe() -> tuple[_Layout | None, str]:
     return None, "; ".join(why)
 
 
+def _run_with_join_fds(
+    cg: RunCgroup, code: str, *, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter given `cg`'s join fds (their numbers as arguments)."""
+    fds = cg.join_fds()
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, *map(str, fds)],
+        pass_fds=fds,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def _try(layout: _Layout) -> None:
     """Make a test cgroup, move a process into it from inside a user and cgroup namespace
     (as a sandboxed process would), read it, remove it."""
     cg = RunCgroup._make(layout, memory_bytes=PROBE_MEMORY, max_tasks=PROBE_TASKS, hint="probe")
     try:
-        fds = cg.join_fds()
-        probe = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _PROBE_CODE, *map(str, fds)],
-            pass_fds=fds,
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
+        probe = _run_with_join_fds(cg, _PROBE_CODE, timeout=20)
         if probe.returncode != 0:
             last = (probe.stderr.strip().splitlines() or ["no message"])[-1]
             raise _Unavailable(
@@ -469,15 +476,7 @@ def cgroup_join_seconds(samples: int = 3) -> float | None:
         if cg is None:
             return None
         with cg:
-            fds = cg.join_fds()
-            out = subprocess.run(
-                [sys.executable, "-I", "-S", "-c", _JOIN_TIMER, *map(str, fds)],
-                pass_fds=fds,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                check=False,
-            )
+            out = _run_with_join_fds(cg, _JOIN_TIMER, timeout=60)
         if out.returncode != 0:
             return None
         taken.append(float(out.stdout))
