@@ -404,7 +404,8 @@ def test_a_run_cannot_list_other_candidates_forms(preload) -> None:
     key = _known_key()
     out = _run(_snoop(key), preload)
     assert out[0] == "denied" and out[1] == "True"
-    assert out[2].startswith("no user namespace")
+    if _isolation.nested_userns_disabled():  # else forms are not shared here at all
+        assert out[2].startswith("no user namespace")
 
 
 @pytest.mark.parametrize("removed", ["seal", "userns"])
@@ -428,6 +429,8 @@ def test_the_forms_directory_is_listed_without_either_defence(removed, monkeypat
     if removed == "seal":
         assert out[0].isdigit() and int(out[0]) >= 1
     else:
+        if out[2].startswith("no user namespace"):  # e.g. AppArmor's userns restriction
+            pytest.skip("runs cannot make user namespaces here even without the flag")
         assert out[0] == "denied" and out[2].isdigit() and int(out[2]) >= 1
 
 
