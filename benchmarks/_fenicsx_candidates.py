@@ -96,19 +96,16 @@ def naive_gates_one(d: Path, *, fresh_cache: bool = False) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = copy_without_answer(d, Path(tmp) / "c")
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")} if fresh_cache else None
-        scripts = ["solution.py"]
-        for check in checks:
-            name = f"{check.name}{RUNNER}"
-            (work / name).write_text(
-                runner_source(check, secrets.token_hex(8)).replace(repr(RUNNER), repr(name))
-            )
-            scripts.append(name)
-        for script in scripts:
+        runners = [None, *(runner_source(c, secrets.token_hex(8)) for c in checks)]
+        for runner in runners:  # a check's runner removes itself once Python has read it
+            if runner is not None:
+                (work / RUNNER).write_text(runner)
+            script = "solution.py" if runner is None else RUNNER
             out = subprocess.run(
                 [sys.executable, script], cwd=work, capture_output=True, text=True, env=env
             )
             assert out.returncode == 0, (d.name, script, out.stderr[-500:])
-    return len(scripts)
+    return len(runners)
 
 
 def naive_gates(dirs: list[Path], workers: int, *, fresh_cache: bool = False) -> float:

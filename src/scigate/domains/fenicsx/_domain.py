@@ -50,12 +50,6 @@ print(json.dumps(report))
 """
 
 
-def _hook(var: str, filename: str, install_args: str) -> str:
-    """Runner source that executes a hook file in a namespace of its own (so two hooks'
-    names cannot clash) and then calls its `install(install_args)`."""
-    return hook_prelude(HERE, var, filename, install_args)
-
-
 #: How far the quadrature-default check lowers UFL's estimated degree (to at least 1), for
 #: integrals with no stated degree whose integrand is not a polynomial on affine simplices
 #: (a polynomial one is exact at the estimate and is left alone).
@@ -77,9 +71,13 @@ def _preludes(*, scale: bool, shift: int = 0) -> str:
     estimated degree by `shift` (0: its sham)."""
     return (
         '_scigate_token = globals().pop("_SCIGATE_TOKEN", "")\n'
-        + _hook("_scigate_reorder", "_reorder_hook.py", "_scigate_token")
-        + _hook("_scigate_dependence", "_dependence_hook.py", f"_scigate_token, {scale}")
-        + _hook("_scigate_quadrature", "_quadrature_hook.py", f"_scigate_token, {shift}")
+        + hook_prelude(HERE, "_scigate_reorder", "_reorder_hook.py", "_scigate_token")
+        + hook_prelude(
+            HERE, "_scigate_dependence", "_dependence_hook.py", f"_scigate_token, {scale}"
+        )
+        + hook_prelude(
+            HERE, "_scigate_quadrature", "_quadrature_hook.py", f"_scigate_token, {shift}"
+        )
         + "del _scigate_token\n"
     )
 
