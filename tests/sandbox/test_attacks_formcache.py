@@ -3,9 +3,11 @@
 The cache (`$SCIGATE_CACHE_DIR/forms`, `_formcache`) lets every run load a module that
 a trusted step compiled from the C text the run itself generated (`_formhook`). A
 candidate may try to write into it, to get its own C text stored under the key of
-another candidate's form, or a poisoned module may sit in an entry. Each attack uses a
-form whose answer doubles when its quadrature weights are doubled (9 -> 18), and each
-defence has a control showing the attack would be seen if it got through."""
+another candidate's form, or a poisoned module may sit in an entry, or a run may look
+for entries another run left to learn what it computed. Each attack uses a form whose
+answer doubles when its quadrature weights are doubled (9 -> 18), or forms whose C text
+carries a chosen number, and each defence has a control showing the attack would be
+seen if it got through."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from scigate.sandbox import (
     default_cache_dir,
     form_map_env,
     fresh_workspace,
+    new_forms_scope,
     run_python,
 )
 
@@ -70,7 +73,7 @@ def double_weights(c_text: bytes) -> bytes:
 ATTACKER = (
     textwrap.dedent(
         r"""
-        import re, sys
+        import os, re, sys
         import dolfinx_solver  # noqa: F401
         import ffcx.codegeneration.jit  # loads the hook (cold runs: on this import)
         hook = sys.modules["_scigate_formhook"]
@@ -85,7 +88,7 @@ ATTACKER = (
             bad = pattern.sub(scale, c_text)
             if bad != c_text:
                 verdicts.append(("claimed", key, real_ask(spool, key, module_name, flags, bad)))
-                own = hook.form_key(bad, module_name, flags)
+                own = hook.form_key(bad, module_name, flags, os.environ["SCIGATE_FORM_SCOPE"])
                 verdicts.append(("own", own, real_ask(spool, own, module_name, flags, bad)))
             return False
 
@@ -97,9 +100,10 @@ ATTACKER = (
 )
 
 
-def _run(code: str, preload: tuple[str, ...]) -> list[str]:
+def _run(code: str, preload: tuple[str, ...], scope: str | None = None) -> list[str]:
+    """The printed lines of a run of `code` (sharing forms with runs of `scope`)."""
     ws = fresh_workspace(parent=default_cache_dir().parent)
-    result = run_python(code, workspace=ws, preload=preload)
+    result = run_python(code, workspace=ws, preload=preload, forms_scope=scope)
     assert result.ok, (result.reason, result.stderr[-2000:])
     return result.stdout.splitlines()
 
@@ -119,10 +123,13 @@ def _entries() -> dict[str, dict]:
 
 @MODES
 def test_a_later_run_loads_what_a_trusted_step_compiled_for_an_earlier_one(preload) -> None:
-    first = _run(VICTIM, preload)
+    """Runs of one scope (one candidate's, one agent episode's) share compiled forms; a
+    run of another scope compiles its own."""
+    scope = new_forms_scope()
+    first = _run(VICTIM, preload, scope)
     assert first[0] == "9.000000"
     assert _stats(first[1])["compiled"] >= 1 and _stats(first[1])["private"] == 0
-    second = _run(VICTIM, preload)  # another workspace: gate 1b after gate 1
+    second = _run(VICTIM, preload, scope)  # another workspace, the same scope
     assert second[0] == "9.000000"
     assert _stats(second[1]) == {
         "hits": _stats(first[1])["compiled"],
@@ -130,23 +137,22 @@ def test_a_later_run_loads_what_a_trusted_step_compiled_for_an_earlier_one(prelo
         "private": 0,
         "mapped": 0,
     }
+    other = _run(VICTIM, preload)  # a scope of its own (the default)
+    assert other[0] == "9.000000"
+    assert _stats(other[1])["hits"] == 0 and _stats(other[1])["compiled"] >= 1
 
 
-async def test_an_agent_run_loads_what_gate_1_compiled() -> None:
-    """Gate 3's solver runs (`arun_python` in a workspace of its own) find the forms a
-    gate-1 run of the same code had compiled."""
-    first = _run(VICTIM, PRELOAD)
-    ws = fresh_workspace(parent=default_cache_dir().parent)
-    result = await arun_python(VICTIM, workspace=ws, preload=PRELOAD)
-    assert result.ok, result.stderr[-2000:]
-    out = result.stdout.splitlines()
-    assert out[0] == "9.000000"
-    assert _stats(out[1]) == {
-        "hits": _stats(first[1])["compiled"],
-        "compiled": 0,
-        "private": 0,
-        "mapped": 0,
-    }
+async def test_an_agent_episodes_runs_share_their_forms() -> None:
+    """`arun_python` calls given one scope (the coding agent gives each episode one)."""
+    scope = new_forms_scope()
+    seen = []
+    for _ in range(2):
+        ws = fresh_workspace(parent=default_cache_dir().parent)
+        result = await arun_python(VICTIM, workspace=ws, preload=PRELOAD, forms_scope=scope)
+        assert result.ok, result.stderr[-2000:]
+        seen.append(_stats(result.stdout.splitlines()[1]))
+    assert seen[0]["compiled"] >= 1
+    assert seen[1] == {"hits": seen[0]["compiled"], "compiled": 0, "private": 0, "mapped": 0}
 
 
 @pytest.mark.parametrize("bind", ["--ro-bind", "--bind"], ids=["read-only", "control"])
@@ -182,7 +188,8 @@ def test_a_run_cannot_write_into_the_forms_cache(bind, monkeypatch) -> None:
 
 @MODES
 def test_c_text_submitted_under_another_key_is_never_stored_under_it(preload) -> None:
-    out = _run(ATTACKER, preload)
+    scope = new_forms_scope()  # attacker and victim in one scope: the worst case
+    out = _run(ATTACKER, preload, scope)
     assert out[0] == "9.000000"  # it compiled its own form privately
     verdicts = eval(out[-1])  # [(what, key, compiled), ...]
     claimed = [(key, ok) for what, key, ok in verdicts if what == "claimed"]
@@ -191,7 +198,7 @@ def test_c_text_submitted_under_another_key_is_never_stored_under_it(preload) ->
     assert own and all(ok for _, ok in own)  # its own hash: stored, harmless
     stored = _entries()
     assert not {key for key, _ in claimed} & set(stored)
-    victim = _run(VICTIM, preload)
+    victim = _run(VICTIM, preload, scope)
     assert victim[0] == "9.000000"
     assert _stats(victim[1])["compiled"] >= 1  # nothing was there to hit
     for key, _ in claimed:  # now stored, from the victim's own text
@@ -201,8 +208,10 @@ def test_c_text_submitted_under_another_key_is_never_stored_under_it(preload) ->
 
 @pytest.mark.parametrize("consistent", [False, True], ids=["poisoned", "control"])
 def test_a_poisoned_entry_is_never_loaded(consistent) -> None:
-    assert _run(VICTIM, PRELOAD)[0] == "9.000000"
-    entries = _entries()
+    scope = new_forms_scope()
+    before = set(_entries())
+    assert _run(VICTIM, PRELOAD, scope)[0] == "9.000000"
+    entries = {k: v for k, v in _entries().items() if k not in before}
     assert entries
     for key, meta in entries.items():
         entry = _forms() / key
@@ -216,7 +225,7 @@ def test_a_poisoned_entry_is_never_loaded(consistent) -> None:
             meta["so_sha256"] = hashlib.sha256(bad).hexdigest()
             (entry / "meta.json").chmod(0o644)
             (entry / "meta.json").write_text(json.dumps(meta))
-    again = _run(VICTIM, PRELOAD)
+    again = _run(VICTIM, PRELOAD, scope)
     if consistent:  # the control: an entry that checks out is loaded as it is
         assert again[0] == "18.000000"
     else:
@@ -286,7 +295,7 @@ PLANTER = (
 
         def evil(spool, key, module_name, flags, c_text):
             bad = pattern.sub(scale, c_text)
-            own = hook.form_key(bad, module_name, flags)
+            own = hook.form_key(bad, module_name, flags, os.environ["SCIGATE_FORM_SCOPE"])
             if real_ask(spool, own, module_name, flags, bad):
                 hook._note_hit(spool, own, module_name)
             return False
@@ -490,3 +499,76 @@ def test_forms_are_shared_only_where_runs_cannot_make_user_namespaces(
     monkeypatch.setattr(_runner, "nested_userns_disabled", lambda: disabled)
     code = f"import os; print(os.environ.get({_formcache.SPOOL_ENV!r}) is not None)"
     assert _run(code, ()) == [str(disabled)]
+
+
+PROBER = f"python/{Path(__file__).parent / 'models' / 'form_probe.py'}:probes_forms"
+# a candidate whose solution leaves one bit (which of two forms it compiled) for a
+# solver written to probe for it (`models/form_probe.py`)
+LEAVER = textwrap.dedent(
+    """
+    import dolfinx_solver  # noqa: F401
+    import ufl
+    from dolfinx import fem, mesh
+    from mpi4py import MPI
+
+    msh = mesh.create_unit_square(MPI.COMM_WORLD, 2, 2)
+    x = ufl.SpatialCoordinate(msh)
+    print(f"{fem.assemble_scalar(fem.form(LITERAL * x[0] * ufl.dx(domain=msh))):.4f}")
+    """
+)
+
+
+def _leaving_candidate(tmp_path: Path, literal: float):
+    from scigate.gate import load_candidate
+
+    item = tmp_path / "cand"
+    item.mkdir()
+    (item / "question.md").write_text("Integrate the field over the unit square.\n")
+    options = {"A": "1.6250", "B": "2.3750", "C": "1.0000", "D": "0.5000"}
+    (item / "options.json").write_text(json.dumps(options))
+    (item / "answer.txt").write_text("A\n" if literal == 3.25 else "B\n")
+    (item / "solution.py").write_text(LEAVER.replace("LITERAL", repr(literal)))
+    return load_candidate(item)
+
+
+@pytest.mark.parametrize("scoped", [True, False], ids=["scoped", "control"])
+@pytest.mark.parametrize("literal", [3.25, 4.75])
+def test_a_solver_cannot_tell_which_forms_the_candidate_compiled(
+    scoped, literal, tmp_path, monkeypatch
+) -> None:
+    """Gate 1 runs the candidate's solution, which has one of two forms compiled; gate
+    3's solver then builds both and counts the compiled modules it finds already there:
+    a channel from the candidate to the solver (a bit per form, answers included). Each
+    run has a scope of its own unless its caller shares one (the solver's episode has
+    one), so the solver finds neither. The control, every run in one scope as before
+    scopes existed, finds exactly the form the candidate compiled."""
+    import asyncio
+
+    from scigate import sandbox
+    from scigate.gate import solve_with_model, verify
+
+    if not scoped:
+        one = new_forms_scope()
+        monkeypatch.setattr(_formcache, "new_scope", lambda: one)
+        monkeypatch.setattr(sandbox, "new_forms_scope", lambda: one)
+    cand = _leaving_candidate(tmp_path, literal)
+    gate1 = verify(cand)
+    assert gate1.passed, gate1.reason
+    solved = asyncio.run(solve_with_model(cand, PROBER, time_limit=240))
+    if scoped:
+        assert solved.answer_raw == "probe:0,0", solved.reason
+    else:
+        assert solved.answer_raw == ("probe:1,0" if literal == 3.25 else "probe:0,1")
+
+
+def test_an_agent_episodes_tool_calls_share_one_scope(tmp_path) -> None:
+    """The coding agent gives its episode one scope: its second tool call loads the form
+    its first had compiled (and the defence above costs an agent nothing between its
+    own calls)."""
+    import asyncio
+
+    from scigate.gate import solve_with_model
+
+    twice = f"python/{Path(__file__).parent / 'models' / 'form_probe.py'}:builds_twice"
+    solved = asyncio.run(solve_with_model(_leaving_candidate(tmp_path, 3.25), twice))
+    assert solved.answer_raw == "stats:1,0,0", solved.reason

@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from scigate.errors import BadInput
 from scigate.sandbox import _formcache, _formhook
 from scigate.sandbox._formcache import FormCache, SpoolWatcher, handle_request, serve_spool
 from scigate.sandbox._formhook import canonical_c, entry_module, flags_allowed, form_key
 
 MODULE = "libffcx_forms_" + "ab" * 20
 FLAGS = {"extra_compile_args": ["-O2", "-g0"], "libraries": ["m"], "debug": False}
+SCOPE = "5c" * 16  # the runs' forms scope (`_formcache.new_scope` makes random ones)
 C_TEXT = f"static const double w[2] = {{0.5, 0.5}};\nvoid *PyInit_{MODULE}(void) {{ return 0; }}\n"
 SO = b"\x7fELF pretend module"
 
@@ -47,7 +49,7 @@ def spool(tmp_path: Path) -> Iterator[int]:
 
 
 def _request(c_text: str = C_TEXT, key: str | None = None, module: str = MODULE) -> bytes:
-    real = form_key(c_text.encode(), module, FLAGS)
+    real = form_key(c_text.encode(), module, FLAGS, SCOPE)
     body = {"key": key or real, "module_name": module, "flags": FLAGS, "c": c_text}
     return json.dumps(body).encode()
 
@@ -67,11 +69,12 @@ def test_canonical_c_drops_comments_and_keeps_literals() -> None:
 
 def test_the_key_covers_text_module_flags_and_versions() -> None:
     c = C_TEXT.encode()
-    base = form_key(c, MODULE, FLAGS)
-    assert form_key(c + b" ", MODULE, FLAGS) != base
-    assert form_key(c, MODULE.replace("ab", "cd", 1), FLAGS) != base
-    assert form_key(c, MODULE, {**FLAGS, "extra_compile_args": ["-O3"]}) != base
-    assert form_key(c, MODULE, FLAGS, tag=_formhook.versions_tag() + "x") != base
+    base = form_key(c, MODULE, FLAGS, SCOPE)
+    assert form_key(c + b" ", MODULE, FLAGS, SCOPE) != base
+    assert form_key(c, MODULE.replace("ab", "cd", 1), FLAGS, SCOPE) != base
+    assert form_key(c, MODULE, {**FLAGS, "extra_compile_args": ["-O3"]}, SCOPE) != base
+    assert form_key(c, MODULE, FLAGS, SCOPE, tag=_formhook.versions_tag() + "x") != base
+    assert form_key(c, MODULE, FLAGS, "6d" * 16) != base
     assert "fenics-ffcx=" in _formhook.versions_tag()
 
 
@@ -88,16 +91,16 @@ def test_only_allow_listed_flags_compile_trusted(args: list[str]) -> None:
 
 def test_a_request_is_compiled_stored_and_loadable(tmp_path: Path, spool: int, compiled) -> None:
     cache = FormCache(tmp_path / "forms")
-    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
     _put(spool, f"{key}.req", _request())
-    assert handle_request(cache, spool, f"{key}.req") == "ok"
+    assert handle_request(cache, spool, f"{key}.req", SCOPE) == "ok"
     assert compiled == [C_TEXT.encode()]
     assert sorted(os.listdir(spool)) == [f"{key}.ok"]
     assert entry_module(str(cache.root / key), key, MODULE, C_TEXT.encode()) == SO
     # entries are read-only files; a second request for the same key compiles nothing
     assert not os.access(cache.root / key / "module.so", os.W_OK) or os.geteuid() == 0
     _put(spool, f"{key}.req", _request())
-    assert handle_request(cache, spool, f"{key}.req") == "ok"
+    assert handle_request(cache, spool, f"{key}.req", SCOPE) == "ok"
     assert len(compiled) == 1
 
 
@@ -105,21 +108,21 @@ def test_a_request_whose_key_is_not_its_hash_plants_nothing(
     tmp_path: Path, spool: int, compiled
 ) -> None:
     cache = FormCache(tmp_path / "forms")
-    victim = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    victim = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
     poisoned = C_TEXT.replace("0.5, 0.5", "1.0, 1.0")
     # named and claimed as the victim's key, carrying other C text
     _put(spool, f"{victim}.req", _request(poisoned, key=victim))
-    assert "not the hash" in handle_request(cache, spool, f"{victim}.req")
+    assert "not the hash" in handle_request(cache, spool, f"{victim}.req", SCOPE)
     # named as the victim's key, claiming its own (true) key
     _put(spool, f"{victim}.req", _request(poisoned))
-    assert "not the hash" in handle_request(cache, spool, f"{victim}.req")
+    assert "not the hash" in handle_request(cache, spool, f"{victim}.req", SCOPE)
     assert compiled == []
     assert not (cache.root / victim).exists()
     assert sorted(os.listdir(spool)) == [f"{victim}.refused"]
     # under its own hash it is compiled, and the victim's key still finds nothing
-    own = form_key(poisoned.encode(), MODULE, FLAGS)
+    own = form_key(poisoned.encode(), MODULE, FLAGS, SCOPE)
     _put(spool, f"{own}.req", _request(poisoned))
-    assert handle_request(cache, spool, f"{own}.req") == "ok"
+    assert handle_request(cache, spool, f"{own}.req", SCOPE) == "ok"
     assert entry_module(str(cache.root / victim), victim, MODULE, C_TEXT.encode()) is None
 
 
@@ -143,7 +146,7 @@ def test_requests_for_other_modules_or_flags_are_refused(
     for why, body in cases.items():
         key = json.loads(body)["key"] if body.startswith(b"{") else "1" * 64
         _put(spool, f"{key}.req", body)
-        assert why in handle_request(cache, spool, f"{key}.req")
+        assert why in handle_request(cache, spool, f"{key}.req", SCOPE)
     assert compiled == []
 
 
@@ -153,19 +156,19 @@ def test_links_fifos_and_oversized_requests_are_refused(
     cache = FormCache(tmp_path / "forms")
     target = tmp_path / "host-secret"
     target.write_bytes(_request())
-    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
     os.symlink(target, f"{key}.req", dir_fd=spool)
-    assert "symlink" in handle_request(cache, spool, f"{key}.req")
+    assert "symlink" in handle_request(cache, spool, f"{key}.req", SCOPE)
     os.mkfifo(f"{key}.req", dir_fd=spool)
     done = threading.Event()
     threading.Thread(
-        target=lambda: (handle_request(cache, spool, f"{key}.req"), done.set())
+        target=lambda: (handle_request(cache, spool, f"{key}.req", SCOPE), done.set())
     ).start()
     assert done.wait(10), "a FIFO in the spool blocked the host"
     fd = os.open(f"{key}.req", os.O_WRONLY | os.O_CREAT, dir_fd=spool)
     os.ftruncate(fd, _formcache.MAX_REQUEST + 1)
     os.close(fd)
-    assert "limit" in handle_request(cache, spool, f"{key}.req")
+    assert "limit" in handle_request(cache, spool, f"{key}.req", SCOPE)
     assert compiled == []
     assert target.read_bytes() == _request()  # never written through
     assert not (cache.root / key).exists()
@@ -174,7 +177,7 @@ def test_links_fifos_and_oversized_requests_are_refused(
 def test_poisoned_entries_are_never_loaded(tmp_path: Path, spool: int, compiled) -> None:
     cache = FormCache(tmp_path / "forms")
     c = C_TEXT.encode()
-    key = form_key(c, MODULE, FLAGS)
+    key = form_key(c, MODULE, FLAGS, SCOPE)
     cache.store(key, MODULE, FLAGS, c, SO)
     entry = cache.root / key
     assert entry_module(str(entry), key, MODULE, c) == SO
@@ -196,7 +199,7 @@ def test_poisoned_entries_are_never_loaded(tmp_path: Path, spool: int, compiled)
     assert entry_module(str(entry), "f" * 64, MODULE, source.read_bytes()) is None
     # the host replaces a broken entry when the form is requested again
     _put(spool, f"{key}.req", _request())
-    assert handle_request(cache, spool, f"{key}.req") == "ok"
+    assert handle_request(cache, spool, f"{key}.req", SCOPE) == "ok"
     assert entry_module(str(entry), key, MODULE, c) == SO
 
 
@@ -204,7 +207,7 @@ def test_the_cache_is_bounded_least_recently_used_first(tmp_path: Path) -> None:
     entries = []
     for i in range(3):
         c = C_TEXT.replace("0.5, 0.5", f"{i}.0, 0.5").encode()
-        entries.append((form_key(c, MODULE, FLAGS), c))
+        entries.append((form_key(c, MODULE, FLAGS, SCOPE), c))
     cache = FormCache(tmp_path / "forms")
     cache.store(entries[0][0], MODULE, FLAGS, entries[0][1], SO)
     cache.max_bytes = 2 * cache.entries()[0][1] + 100  # room for two entries
@@ -226,8 +229,8 @@ def test_the_watcher_serves_a_run_and_never_follows_a_planted_spool(
     (ws / ".home").mkdir(parents=True)
     outside.mkdir()
     (ws / ".home" / ".formspool").symlink_to(outside)  # left by an earlier run
-    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
-    with SpoolWatcher(ws, tmp_path / "cache") as watcher:
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
+    with SpoolWatcher(ws, tmp_path / "cache", SCOPE) as watcher:
         spool = ws / ".home" / ".formspool"
         assert spool.is_dir() and not spool.is_symlink()
         (spool / f"{key}.req.tmp").write_bytes(_request())
@@ -245,25 +248,25 @@ def test_the_watcher_serves_a_run_and_never_follows_a_planted_spool(
 def test_serve_spool_touches_entries_a_run_used(tmp_path: Path, spool: int) -> None:
     cache = FormCache(tmp_path / "forms")
     c = C_TEXT.encode()
-    key = form_key(c, MODULE, FLAGS)
+    key = form_key(c, MODULE, FLAGS, SCOPE)
     cache.store(key, MODULE, FLAGS, c, SO)
     os.utime(cache.root / key, (1, 1))
     _put(spool, f"{key}.hit", b"")
-    assert serve_spool(cache, spool) == []
+    assert serve_spool(cache, spool, SCOPE) == []
     assert (cache.root / key).stat().st_mtime > 1
     assert os.listdir(spool) == []
 
 
 def test_a_run_gets_a_bounded_number_of_compiles(tmp_path: Path, spool: int, compiled) -> None:
     cache = FormCache(tmp_path / "forms")
-    key = form_key(C_TEXT.encode(), MODULE, FLAGS)
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
     _put(spool, f"{key}.req", _request())
-    assert serve_spool(cache, spool, compiles_left=0) == [
+    assert serve_spool(cache, spool, SCOPE, compiles_left=0) == [
         (f"{key}.req", f"refused: more than {_formcache.MAX_COMPILES} compiles in one run")
     ]
     assert compiled == []
     _put(spool, f"{key}.req", _request())
-    assert serve_spool(cache, spool, compiles_left=1) == [(f"{key}.req", "ok")]
+    assert serve_spool(cache, spool, SCOPE, compiles_left=1) == [(f"{key}.req", "ok")]
 
 
 def test_the_site_hook_loads_only_with_ffcx_and_patches_its_jit(tmp_path: Path) -> None:
@@ -332,7 +335,7 @@ def test_a_store_lists_the_cache_only_past_the_bound_or_every_few_stores(
 
     monkeypatch.setattr(FormCache, "entries", counted)
     texts = [C_TEXT.replace("0.5, 0.5", f"{i}.0, 0.5").encode() for i in range(12)]
-    keys = [form_key(c, MODULE, FLAGS) for c in texts]
+    keys = [form_key(c, MODULE, FLAGS, SCOPE) for c in texts]
     cache = FormCache(tmp_path / "forms", max_bytes=1 << 30)
     for key, c in zip(keys[:5], texts[:5], strict=True):
         cache.store(key, MODULE, FLAGS, c, SO)
@@ -353,7 +356,7 @@ def test_a_store_lists_the_cache_only_past_the_bound_or_every_few_stores(
 
 def _stored(cache: FormCache, module: str = MODULE, c_text: str = C_TEXT) -> str:
     c = c_text.encode()
-    key = form_key(c, module, FLAGS)
+    key = form_key(c, module, FLAGS, SCOPE)
     cache.store(key, module, FLAGS, c, SO)
     return key
 
@@ -373,7 +376,7 @@ def test_hit_notes_give_the_runs_form_map_only_as_the_entries_record_it(
     _put(spool, f"{key}.hit", MODULE.encode())
     _put(spool, f"{other}.hit", MODULE.encode())  # a lie: that entry is OTHER's
     used: dict[str, str] = {}
-    serve_spool(cache, spool, used=used)
+    serve_spool(cache, spool, SCOPE, used=used)
     assert used == {MODULE: key}
     assert os.listdir(spool) == []
     target = tmp_path / "note"
@@ -382,13 +385,13 @@ def test_hit_notes_give_the_runs_form_map_only_as_the_entries_record_it(
     os.mkfifo(f"{'e' * 64}.hit", dir_fd=spool)
     _put(spool, f"{other}x.hit", OTHER.encode())  # not a key
     used2: dict[str, str] = {}
-    serve_spool(cache, spool, used=used2)
+    serve_spool(cache, spool, SCOPE, used=used2)
     assert used2 == {}
     _put(spool, f"{other}.hit", OTHER.encode() + b" " * _formcache.MAX_HIT_NOTE)
-    serve_spool(cache, spool, used=used2)
+    serve_spool(cache, spool, SCOPE, used=used2)
     assert used2 == {}
     _put(spool, f"{other}.hit", OTHER.encode())  # the control: the same note, honest
-    serve_spool(cache, spool, used=used2)
+    serve_spool(cache, spool, SCOPE, used=used2)
     assert used2 == {OTHER: other}
 
 
@@ -397,7 +400,7 @@ def test_the_watcher_returns_the_form_map_of_its_run(tmp_path: Path) -> None:
     (ws / ".home").mkdir(parents=True)
     cache = FormCache(_formcache.forms_dir(tmp_path / "cache"))
     key = _stored(cache)
-    with SpoolWatcher(ws, tmp_path / "cache") as watcher:
+    with SpoolWatcher(ws, tmp_path / "cache", SCOPE) as watcher:
         note = ws / ".home" / ".formspool" / f"{key}.hit"
         note.write_text(MODULE)  # the run's last moment: taken when the run ends
     assert _formcache.forms_used(watcher) == {MODULE: key}
@@ -474,7 +477,7 @@ def test_the_forms_directory_is_sealed_and_still_evicted(
     entries = []
     for i in range(3):
         c = C_TEXT.replace("0.5, 0.5", f"{i}.0, 0.5").encode()
-        entries.append((form_key(c, MODULE, FLAGS), c))
+        entries.append((form_key(c, MODULE, FLAGS, SCOPE), c))
     cache.store(entries[0][0], MODULE, FLAGS, entries[0][1], SO)
     assert root.stat().st_mode & 0o7777 == _formcache.ROOT_MODE == 0o311
     if shutil.which("bwrap") is None:
@@ -528,3 +531,28 @@ def test_a_run_that_does_not_share_forms_still_finds_the_directory_sealed(
     with forms_watcher(ws, tmp_path, {}):
         pass
     assert (tmp_path / "forms").stat().st_mode & 0o7777 == _formcache.ROOT_MODE
+
+
+def test_a_request_is_served_only_under_its_own_runs_scope(
+    tmp_path: Path, spool: int, compiled
+) -> None:
+    """A run of one scope asking for the key another scope's runs use (it cannot know
+    it, but suppose it did) is refused: the host computes every key with the asking
+    run's scope, so nothing tells a run whether another scope's entry exists."""
+    cache = FormCache(tmp_path / "forms")
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
+    _put(spool, f"{key}.req", _request())
+    assert handle_request(cache, spool, f"{key}.req", SCOPE) == "ok"  # stored for SCOPE
+    _put(spool, f"{key}.req", _request())
+    assert "not the hash" in handle_request(cache, spool, f"{key}.req", "6d" * 16)
+    _put(spool, f"{key}.req", _request())
+    assert "no forms scope" in handle_request(cache, spool, f"{key}.req", "")
+    assert len(compiled) == 1
+
+
+@pytest.mark.parametrize("scope", ["", "ab" * 8, "AB" * 16, "../" * 12, "zz" * 16])
+def test_a_run_gets_no_weak_or_malformed_scope(scope: str) -> None:
+    with pytest.raises(BadInput, match="forms scope"):
+        _formcache.run_env(Path("/c"), "/w", scope)
+    fresh = _formcache.new_scope()
+    assert _formhook.SCOPE.fullmatch(fresh) and fresh != _formcache.new_scope()

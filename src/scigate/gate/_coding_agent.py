@@ -131,6 +131,9 @@ async def run_episode(
         ep.cost = None if any(c is None for c in costs) or not costs else round(sum(costs), 6)  # type: ignore[arg-type]
         return ep
 
+    from scigate.sandbox import new_forms_scope
+
+    scope = new_forms_scope()  # the episode's runs share compiled forms, no other run does
     identity = _identity(workspace)
     while True:
         remaining = deadline - time.monotonic()
@@ -172,7 +175,9 @@ async def run_episode(
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": "submitted"})
                 return finish("submitted", answer or None)
             t0 = time.monotonic()
-            text = await _run_tool(call.name, call.arguments, workspace, limits, deadline, python)
+            text = await _run_tool(
+                call.name, call.arguments, workspace, limits, deadline, python, scope
+            )
             ep.steps.append(
                 Step(
                     index=len(ep.steps),
@@ -202,6 +207,7 @@ async def _run_tool(
     limits: AgentLimits,
     deadline: float,
     python: str | None,
+    scope: str,
 ) -> str:
     from scigate import sandbox
 
@@ -222,6 +228,7 @@ async def _run_tool(
                 limits=box,
                 python=python or sys.executable,
                 preload=limits.preload,
+                forms_scope=scope,
             )
         finally:
             script.unlink(missing_ok=True)
@@ -229,7 +236,7 @@ async def _run_tool(
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             return "error: run_bash needs a non-empty 'command' string"
-        result = await sandbox.arun(command, workspace=workspace, limits=box)
+        result = await sandbox.arun(command, workspace=workspace, limits=box, forms_scope=scope)
     else:
         return f"error: unknown tool {name!r}; the tools are run_python, run_bash and submit"
     return format_tool_output(result)

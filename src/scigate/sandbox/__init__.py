@@ -17,10 +17,10 @@ the caller's credential values, HOME lives in the workspace. The shared FFCx JIT
 is read-only inside runs and filled only by trusted processes (`trusted_jit_env()`);
 each workspace compiles into its own cache, with links to the shared modules
 (`_jitcache`). Compiled FFCx forms are shared through a read-only cache keyed by the
-hash of their C text, filled only by a trusted compile the run asks for through a spool
-in its workspace (`_formhook` in the run, `_formcache` on the host). Supervisors and
-warm servers are
-non-dumpable. `protections()` says which of these are active.
+hash of their C text and a secret scope, filled only by a trusted compile the run asks
+for through a spool in its workspace (`_formhook` in the run, `_formcache` on the
+host); only runs given the same `forms_scope` (`new_forms_scope()`) share entries.
+Supervisors and warm servers are non-dumpable. `protections()` says which of these are active.
 
 `run_python(..., preload=(modules...))` forks the run from a warm server that imported
 those modules once (for DOLFINx this saves most of a small run), under the same
@@ -46,6 +46,7 @@ from scigate.sandbox._delegate import (
 )
 from scigate.sandbox._env import default_cache_dir, scrub_env
 from scigate.sandbox._formcache import form_map_env
+from scigate.sandbox._formcache import new_scope as new_forms_scope
 from scigate.sandbox._hostfs import (
     CopyStats,
     UnsafeWorkspaceFile,
@@ -103,6 +104,7 @@ __all__ = [
     "form_map_env",
     "fresh_workspace",
     "named_paths",
+    "new_forms_scope",
     "open_dir",
     "openat2_available",
     "protections",

@@ -53,6 +53,7 @@ class WarmRun(BaseModel):
     cache_dir: Path
     preload: tuple[str, ...]
     allow_unisolated: bool = False
+    forms_scope: str | None = None
 
     def execute_here(self, cancel: threading.Event | None = None) -> SandboxResult:
         """Run it in this process's warm pool. DelegateUnavailable when this process
@@ -73,6 +74,7 @@ class WarmRun(BaseModel):
             cache_dir=self.cache_dir,
             preload=self.preload,
             cancel=cancel,
+            forms_scope=self.forms_scope,
         )
 
 
@@ -141,6 +143,7 @@ def warm_run(
     env: Mapping[str, str] | None,
     cache_dir: Path | None,
     preload: Sequence[str],
+    forms_scope: str | None = None,
 ) -> WarmRun:
     """The record of a warm run, resolved in this process."""
     return WarmRun(
@@ -152,4 +155,5 @@ def warm_run(
         cache_dir=shared_cache(cache_dir),
         preload=tuple(preload),
         allow_unisolated=unisolated_allowed(),
+        forms_scope=forms_scope,
     )

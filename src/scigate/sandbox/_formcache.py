@@ -8,8 +8,8 @@ in a fresh sandbox of its own (no candidate-writable input but that text).
 
 During a run, `SpoolWatcher` serves the run's spool directory (in its workspace): each
 `<key>.req` is read without following links, with a size cap, as a regular file only
-(`_hostfs`); its key is computed again here from the C text, the flags (allow-listed)
-and the host's versions, and a request whose key differs from its name or its claim is
+(`_hostfs`); its key is computed again here from the C text, the flags (allow-listed),
+the host's versions and the run's scope, and a request whose key differs from its name or its claim is
 refused, so nothing is stored under a key a candidate chose. `<key>.hit` notes (the
 module name the run loaded the entry as) refresh an entry's LRU stamp and, when the
 entry's `meta.json` names that module, go into the run's form map (`SpoolWatcher.used`,
@@ -17,7 +17,11 @@ entry's `meta.json` names that module, go into the run's form map (`SpoolWatcher
 The forms directory itself is not readable, only searchable (`ROOT_MODE`): a run
 (the owner's uid, without capabilities) opens an entry by its key, which it can only
 compute from C text it generated itself, and cannot list the keys of other candidates'
-forms to read their C text. The host lists it for eviction with CAP_DAC_READ_SEARCH:
+forms to read their C text. Every key also hashes the run's *scope* (`new_scope`, 128
+random bits given to the run in its environment; runs of one candidate or one agent
+episode may share one): a run cannot compute another scope's keys, so it cannot tell
+whether another scope's run had some C text compiled, and nothing one run leaves in
+the cache reaches a run of another scope. The host lists it for eviction with CAP_DAC_READ_SEARCH:
 as root directly, otherwise in a child of its own user namespace (`_list_sealed`).
 The cache is kept under `max_bytes` by evicting the entries used least recently; a
 store lists the cache only when its running size estimate passes the
@@ -43,10 +47,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from scigate.errors import BadInput
 from scigate.sandbox import _formhook
 from scigate.sandbox._hostfs import UnsafeWorkspaceFile, read_bytes
 
 SPOOL_ENV = _formhook.SPOOL_ENV
+SCOPE_ENV = _formhook.SCOPE_ENV
 FORMS_SUBDIR = "forms"
 SPOOL_PARTS = (".home", ".formspool")  # the run's spool, under its workspace
 MAX_REQUEST = _formhook.MAX_SOURCE + (1 << 16)
@@ -411,12 +417,13 @@ def handle_request(
     cache: FormCache,
     spool_fd: int,
     name: str,
+    scope: str,
     cancel: threading.Event | None = None,
     may_compile: bool = True,
 ) -> str:
-    """Serve one `<key>.req` of the spool: 'ok' (the entry is there), else why it was
-    refused. The request is removed either way. Without `may_compile` only an entry
-    already there is served."""
+    """Serve one `<key>.req` of the spool of a run of `scope`: 'ok' (the entry is
+    there), else why it was refused. The request is removed either way. Without
+    `may_compile` only an entry already there is served."""
     key = name[: -len(".req")]
     try:
         raw = read_bytes(spool_fd, name, limit=MAX_REQUEST, what="form request")
@@ -425,7 +432,7 @@ def handle_request(
     except UnsafeWorkspaceFile as exc:
         why = f"refused: {exc}"
     else:
-        why = _serve(cache, key, raw, cancel, may_compile)
+        why = _serve(cache, key, raw, scope, cancel, may_compile)
     with contextlib.suppress(OSError):
         os.unlink(name, dir_fd=spool_fd)
     if why == "ok":
@@ -436,7 +443,12 @@ def handle_request(
 
 
 def _serve(
-    cache: FormCache, key: str, raw: bytes, cancel: threading.Event | None, may_compile: bool
+    cache: FormCache,
+    key: str,
+    raw: bytes,
+    scope: str,
+    cancel: threading.Event | None,
+    may_compile: bool,
 ) -> str:
     try:
         request = json.loads(raw)
@@ -451,7 +463,9 @@ def _serve(
         return "refused: compile flags outside the allow-list"
     if f"PyInit_{module_name}(".encode() not in c_text:
         return "refused: the C text is not that module"
-    actual = _formhook.form_key(c_text, module_name, flags)
+    if not _formhook.SCOPE.fullmatch(scope):
+        return "refused: the run has no forms scope"
+    actual = _formhook.form_key(c_text, module_name, flags, scope)
     if actual != key or actual != claimed:
         return "refused: the key is not the hash of the request"
     with _inflight_lock:
@@ -499,11 +513,13 @@ def take_hit(
 def serve_spool(
     cache: FormCache,
     spool_fd: int,
+    scope: str,
     cancel: threading.Event | None = None,
     compiles_left: int = MAX_COMPILES,
     used: dict[str, str] | None = None,
 ) -> list[tuple[str, str]]:
-    """Serve every request and hit note now in the spool; (name, outcome) of each.
+    """Serve every request and hit note now in the spool of a run of `scope`; (name,
+    outcome) of each.
     At most `compiles_left` requests are compiled; `cancel` stops a compile; the hit
     notes' modules go into `used` (`take_hit`)."""
     done: list[tuple[str, str]] = []
@@ -516,7 +532,7 @@ def serve_spool(
             take_hit(cache, spool_fd, name, used)
         elif name.endswith(".req"):
             may = len(done) < compiles_left
-            done.append((name, handle_request(cache, spool_fd, name, cancel, may)))
+            done.append((name, handle_request(cache, spool_fd, name, scope, cancel, may)))
     return done
 
 
@@ -528,9 +544,10 @@ class SpoolWatcher:
     through that descriptor only, so a run that renames or replaces it loses its own
     answers and nothing else."""
 
-    def __init__(self, workspace: Path, cache_dir: Path) -> None:
+    def __init__(self, workspace: Path, cache_dir: Path, scope: str) -> None:
         from scigate.sandbox._workspace import real_dirs
 
+        self.scope = scope  # the run's (`run_env`): every key it may ask for includes it
         self.cache = FormCache(forms_dir(cache_dir), max_bytes())
         self.cache.ensure()  # sealed before the run can see it
         self.fd = real_dirs(workspace, *SPOOL_PARTS)
@@ -543,7 +560,7 @@ class SpoolWatcher:
     def _loop(self) -> None:
         while not self.stop.is_set():
             left = MAX_COMPILES - len(self.log)
-            self.log += serve_spool(self.cache, self.fd, self.stop, left, self.used)
+            self.log += serve_spool(self.cache, self.fd, self.scope, self.stop, left, self.used)
             self.stop.wait(POLL_SECONDS)
 
     def __enter__(self) -> SpoolWatcher:
@@ -568,12 +585,27 @@ def enabled() -> bool:
     return max_bytes() > 0
 
 
-def run_env(cache_dir: Path, inside_workspace: str, pythonpath: str = "") -> dict[str, str]:
-    """The variables that point a run's hook at the shared cache and its spool, and
-    its interpreters at the `sitecustomize` that installs the hook."""
+def new_scope() -> str:
+    """A fresh forms scope: 128 random bits, the secret part of the keys its runs use."""
+    return secrets.token_hex(16)
+
+
+def check_scope(scope: str) -> str:
+    """`scope` when it is a forms scope (`new_scope`), else BadInput."""
+    if not isinstance(scope, str) or not _formhook.SCOPE.fullmatch(scope):
+        raise BadInput("a forms scope is 32-128 lowercase hex digits (sandbox.new_forms_scope())")
+    return scope
+
+
+def run_env(
+    cache_dir: Path, inside_workspace: str, scope: str, pythonpath: str = ""
+) -> dict[str, str]:
+    """The variables that point a run's hook at the shared cache, its spool and its
+    scope, and its interpreters at the `sitecustomize` that installs the hook."""
     return {
         _formhook.CACHE_ENV: str(forms_dir(cache_dir)),
         _formhook.SPOOL_ENV: str(Path(inside_workspace, *SPOOL_PARTS)),
+        _formhook.SCOPE_ENV: check_scope(scope),
         "PYTHONPATH": os.pathsep.join(p for p in (str(SITE_DIR), pythonpath) if p),
     }
 

@@ -49,6 +49,8 @@ from collections.abc import Iterable
 CACHE_ENV = "SCIGATE_FORMCACHE"  # the shared forms dir (read-only inside runs)
 SPOOL_ENV = "SCIGATE_FORM_SPOOL"  # the run's spool dir (in its workspace)
 MAP_ENV = "SCIGATE_FORM_MAP"  # JSON {module name: key} of the candidate's gate-1 run
+SCOPE_ENV = "SCIGATE_FORM_SCOPE"  # the run's scope: a secret part of every key it computes
+SCOPE = re.compile(r"[0-9a-f]{32,128}")  # at least 128 random bits: unguessable
 MAX_MAP = 256  # entries of a form map (more are ignored)
 WAIT_ENV = "SCIGATE_FORM_WAIT"  # seconds to wait for the host's answer
 DEFAULT_WAIT = 180.0
@@ -129,12 +131,17 @@ def canonical_c(c_text: bytes) -> bytes:
     return _C_TOKENS.sub(_keep_literal, c_text)
 
 
-def form_key(c_text: bytes, module_name: str, flags: dict, tag: str | None = None) -> str:
-    """The cache key of a compiled module: SHA-256 of the C text, module name, flags
-    and `versions_tag()`."""
+def form_key(
+    c_text: bytes, module_name: str, flags: dict, scope: str, tag: str | None = None
+) -> str:
+    """The cache key of a compiled module: SHA-256 of the run's scope, the C text,
+    module name, flags and `versions_tag()`. The scope is a secret of the runs that
+    share entries: a run of another scope cannot compute the key, so it cannot even
+    tell whether the entry exists."""
     h = hashlib.sha256()
     for part in (
         (tag or versions_tag()).encode(),
+        scope.encode(),
         module_name.encode(),
         json.dumps(flags, sort_keys=True).encode(),
     ):
@@ -223,10 +230,14 @@ def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
     """`cffi.FFI.compile` for FFCx's JIT: the module from the shared cache when it can
     be, else the original private compile. Returns the module's path, as cffi does."""
     cache, spool = os.environ.get(CACHE_ENV), os.environ.get(SPOOL_ENV)
+    scope = os.environ.get(SCOPE_ENV) or ""
     module_name, _, _, kwds = ffi._assigned_source  # type: ignore[attr-defined]
     flags = canonical_flags(kwds.get("extra_compile_args"), kwds.get("libraries"), debug)
     include_ok = _include_ok(kwds.get("include_dirs"))
-    if not cache or not MODULE_NAME.fullmatch(module_name) or not include_ok:
+    if not cache or not SCOPE.fullmatch(scope):
+        STATS["private"] += 1
+        return original()
+    if not MODULE_NAME.fullmatch(module_name) or not include_ok:
         STATS["private"] += 1
         return original()
     if not flags_allowed(flags) or set(kwds) - {"extra_compile_args", "libraries", "include_dirs"}:
@@ -236,7 +247,7 @@ def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
     ffi.emit_c_code(c_file)  # type: ignore[attr-defined]
     with open(c_file, "rb") as f:
         c_text = canonical_c(f.read())
-    key = form_key(c_text, module_name, flags)
+    key = form_key(c_text, module_name, flags, scope)
     entry = os.path.join(cache, key)
     module = entry_module(entry, key, module_name, c_text)
     if module is not None:

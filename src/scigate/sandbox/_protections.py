@@ -90,9 +90,11 @@ def protections() -> dict[str, str]:
         ),
         "jit cache": (
             "active (shared FFCx cache read-only in runs, filled only by trusted processes; "
-            "a run loads a compiled form only under the hash of the C text it generated, "
+            "a run loads a compiled form only under the hash of the C text it generated "
+            "and of its secret scope (one candidate's runs, one agent's episode), "
             "compiled by a trusted sandboxed step, else compiles into its own workspace; "
-            "runs cannot list the compiled forms, nor lock the cache's lock file)"
+            "runs cannot list the compiled forms, nor tell whether another scope's run "
+            "had some form compiled, nor lock the cache's lock file)"
             if prefix and nested_userns_disabled()
             else "active (shared FFCx cache read-only in runs; compiled forms are not shared: "
             "this bwrap cannot keep a run from listing them from a user namespace of its own)"

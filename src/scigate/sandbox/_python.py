@@ -45,12 +45,19 @@ def _execute_python(
     cache_dir: Path | None,
     preload: Sequence[str],
     cancel: threading.Event | None = None,
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """Cold (a fresh interpreter) without `preload`, else warm: in this process's pool
     (`_warm.execute_warm`) or the node's shared one when a delegate is installed."""
     if not preload:
         return execute(
-            argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, cancel=cancel
+            argv,
+            workspace=workspace,
+            limits=limits,
+            env=env,
+            cache_dir=cache_dir,
+            cancel=cancel,
+            forms_scope=forms_scope,
         )
     run = warm_run(
         argv,
@@ -59,6 +66,7 @@ def _execute_python(
         env=env,
         cache_dir=cache_dir,
         preload=preload,
+        forms_scope=forms_scope,
     )
     return dispatch_warm(run, cancel)
 
@@ -73,6 +81,7 @@ def run_python(
     python: str = sys.executable,
     cache_dir: Path | None = None,
     preload: Sequence[str] = (),
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """Run Python `code` (written to a temporary file in the workspace) or a `script`
     (relative paths are taken inside the workspace) with `python` under the sandbox.
@@ -83,11 +92,20 @@ def run_python(
     Import-time settings of preloaded modules come from the server's start (its
     environment is the caller's, scrubbed, with one BLAS/OpenMP thread), except the
     DOLFINx/FFCx JIT cache and option files, which follow the run's environment.
+    FFCx forms compiled for the run are reused only by runs given the same
+    `forms_scope` (`new_forms_scope()`: one candidate's runs, one agent's episode);
+    without one, by none.
     """
     argv, snippet = _python_argv(code, script, workspace, python)
     try:
         return _execute_python(
-            argv, workspace=workspace, limits=limits, env=env, cache_dir=cache_dir, preload=preload
+            argv,
+            workspace=workspace,
+            limits=limits,
+            env=env,
+            cache_dir=cache_dir,
+            preload=preload,
+            forms_scope=forms_scope,
         )
     finally:
         if snippet is not None:
@@ -104,6 +122,7 @@ async def arun_python(
     python: str = sys.executable,
     cache_dir: Path | None = None,
     preload: Sequence[str] = (),
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """`run_python` without blocking the event loop; cancelling the task kills the run."""
     argv, snippet = _python_argv(code, script, workspace, python)
@@ -116,6 +135,7 @@ async def arun_python(
             env=env,
             cache_dir=cache_dir,
             preload=preload,
+            forms_scope=forms_scope,
         )
     finally:
         if snippet is not None:

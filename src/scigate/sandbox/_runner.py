@@ -211,6 +211,7 @@ def prepare(
     *,
     warm: bool = False,
     forms: bool = True,
+    forms_scope: str | None = None,
 ) -> tuple[Path, Limits, dict[str, str], list[str] | None, int | None]:
     """Check and set up a run: (workspace, limits, environment, isolation prefix or None,
     the workspace's descriptor that the prefix binds or None).
@@ -222,6 +223,8 @@ def prepare(
     (`_formcache`; the caller serves the run's spool with `forms_watcher`); without it
     the run uses no FFCx cache at all (a trusted form compile, which runs only the C
     compiler), so no links to the trusted JIT cache are made in its workspace either.
+    The run shares compiled forms only with runs of the same `forms_scope` (default: a
+    fresh one, so with none).
     Raises `IsolationUnavailable` when isolation is missing and not waived.
     """
     ws = _workspace(workspace)
@@ -254,8 +257,9 @@ def prepare(
     # compiled forms from the shared cache (_formhook); not where a run could make a user
     # namespace of its own and list the sealed forms directory from there
     if forms and _formcache.enabled() and (prefix is None or nested_userns_disabled()):
+        scope = _formcache.new_scope() if forms_scope is None else forms_scope
         child_env.update(
-            _formcache.run_env(cache, inside or str(ws), child_env.get("PYTHONPATH", ""))
+            _formcache.run_env(cache, inside or str(ws), scope, child_env.get("PYTHONPATH", ""))
         )
     if inside is not None:
         child_env = {k: inside_path(v, ws) for k, v in child_env.items()}
@@ -293,11 +297,15 @@ def execute(
     cache_dir: Path | None = None,
     cancel: threading.Event | None = None,
     forms: bool = True,
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """The body of `run`; `cancel` (set from another thread) stops the run early;
-    `forms=False` keeps the run away from the shared compiled-forms and JIT caches."""
+    `forms=False` keeps the run away from the shared compiled-forms and JIT caches;
+    `forms_scope` (see `prepare`) the runs it shares compiled forms with."""
     argv = _argv(command)
-    ws, limits, child_env, prefix, ws_fd = prepare(workspace, limits, env, cache_dir, forms=forms)
+    ws, limits, child_env, prefix, ws_fd = prepare(
+        workspace, limits, env, cache_dir, forms=forms, forms_scope=forms_scope
+    )
     try:
         watcher = forms_watcher(ws, cache_dir, child_env)
     except BaseException:
@@ -322,7 +330,9 @@ def forms_watcher(
             with contextlib.suppress(OSError):
                 _formcache.FormCache(_formcache.forms_dir(shared_cache(cache_dir))).seal()
             return contextlib.nullcontext()
-        return _formcache.SpoolWatcher(ws, shared_cache(cache_dir))
+        return _formcache.SpoolWatcher(
+            ws, shared_cache(cache_dir), child_env.get(_formcache.SCOPE_ENV, "")
+        )
     except OSError as exc:
         raise BadInput(f"cannot prepare the run's form spool: {exc}") from exc
 
@@ -520,15 +530,24 @@ def run(
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
     cache_dir: Path | None = None,
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """Run `command` in `workspace` under the sandbox and wait for it.
 
     A string runs through `/bin/sh -c`; a list is executed directly. `env` adds
     variables to the scrubbed environment; `cache_dir` (default `default_cache_dir()`)
-    is shared read-write across runs and holds the FFCx JIT cache.
+    holds the caches runs share (read-only inside them: the FFCx JIT cache that only
+    trusted processes fill, and the compiled forms). A run reuses compiled forms only
+    of runs given the same `forms_scope` (`new_forms_scope()`; default: none).
     """
     return execute(
-        command, workspace=workspace, limits=limits, env=env, stdin=stdin, cache_dir=cache_dir
+        command,
+        workspace=workspace,
+        limits=limits,
+        env=env,
+        stdin=stdin,
+        cache_dir=cache_dir,
+        forms_scope=forms_scope,
     )
 
 
@@ -554,6 +573,7 @@ async def arun(
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
     cache_dir: Path | None = None,
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """`run` without blocking the event loop; cancelling the task kills the whole run."""
     return await _in_thread(
@@ -564,6 +584,7 @@ async def arun(
         env=env,
         stdin=stdin,
         cache_dir=cache_dir,
+        forms_scope=forms_scope,
     )
 
 

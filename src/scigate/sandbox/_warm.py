@@ -483,16 +483,20 @@ def execute_warm(
     preload: Sequence[str],
     cancel: threading.Event | None = None,
     forms: bool = True,
+    forms_scope: str | None = None,
 ) -> SandboxResult:
     """Run `argv` = [python, script, ...] in a warm server; cold when none can start.
 
     Under isolation the workspace's entries are moved (renames, same file system) into
     the server's slot, which the server sees as /sandbox/workspace, for the run and
     moved back after; a workspace on another file system runs cold. `forms=False`
-    keeps the run away from the shared compiled-forms cache (`_runner.prepare`).
+    keeps the run away from the shared compiled-forms cache (`_runner.prepare`);
+    `forms_scope` names the runs it shares compiled forms with (default: none).
     """
+    # one scope for the warm run and its cold fallback: they serve the same spool
+    scope = _formcache.new_scope() if forms_scope is None else forms_scope
     ws, limits, child_env, prefix, _ = prepare(
-        workspace, limits, env, cache_dir, warm=True, forms=forms
+        workspace, limits, env, cache_dir, warm=True, forms=forms, forms_scope=scope
     )
     isolated = prefix is not None
     if cancel is not None and cancel.is_set():
@@ -510,6 +514,7 @@ def execute_warm(
             cache_dir=cache_dir,
             cancel=cancel,
             forms=forms,
+            forms_scope=scope,
         )
 
     try:
