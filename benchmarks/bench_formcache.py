@@ -147,16 +147,20 @@ def naive_cpu(dirs: list[Path]) -> float:
     return used / len(dirs)
 
 
-def gcc_alone() -> list[float]:
+def gcc_alone(pch: bool = True) -> list[float]:
     """Seconds of the trusted compile's C compiler command on each C text now in the
-    forms cache, run directly (no sandbox, no spool)."""
+    forms cache, run directly (no sandbox, no spool); with `pch` as the trusted compile
+    runs it (the prologue's headers precompiled), else parsing them as cffi would."""
     seconds = []
     for source in sorted(_formcache.forms_dir(sandbox.default_cache_dir()).glob("*/source.c")):
         meta = json.loads(source.with_name("meta.json").read_text())
+        text = source.read_bytes()
+        headers = _formcache.precompiled_headers(text, meta["flags"]) if pch else None
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(source, Path(tmp) / "source.c")
             t0 = time.perf_counter()
-            subprocess.run(_formcache.compile_command(meta["flags"]), cwd=tmp, check=True)
+            command = _formcache.compile_command(meta["flags"], headers)
+            subprocess.run(command, cwd=tmp, check=True)
             seconds.append(time.perf_counter() - t0)
     return seconds
 
@@ -199,6 +203,7 @@ async def main_async(repeats: int) -> None:
             walls.setdefault(mode, []).append(wall)
             print(f"repeat {rep + 1}: {mode:10s} {wall:6.1f} s", flush=True)
     gcc = gcc_alone()  # the forms of the last pass
+    gcc_plain = gcc_alone(pch=False)
     cpu = await asyncio.to_thread(naive_cpu, dirs)
     sandbox.stop_warm_servers()
     print(
@@ -227,6 +232,7 @@ async def main_async(repeats: int) -> None:
     per = statistics.median(compiles_per_pass) / n
     print(f"  trusted compiles per candidate: {per:.2f}, seconds each: {_fmt(compiles)}")
     print(f"  the C compiler alone per form ({len(gcc)} forms): {_fmt(gcc)} s")
+    print(f"    the same without the precompiled prologue: {_fmt(gcc_plain)} s")
     print(f"  naive loop CPU per candidate (one sequential pass): {cpu:.2f} s")
     med = statistics.median
     naive_ws = med(walls["naive-par"]) * workers / n  # worker-seconds per candidate

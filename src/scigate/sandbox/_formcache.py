@@ -113,29 +113,50 @@ def _include_dirs() -> list[str]:
     ]
 
 
-def compile_command(flags: dict) -> list[str]:
-    """The C compiler command a trusted compile runs in its workspace (source.c ->
-    module.so): the interpreter's own compiler settings, as cffi's build would use."""
-    cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
+def _compiler() -> list[str]:
+    """The interpreter's C compiler, as cffi's build would run it."""
+    return shlex.split(sysconfig.get_config_var("CC") or "cc")
+
+
+def _compile_options(flags: dict) -> list[str]:
+    """The compiler options of a module's compile (flags and include directories): the
+    interpreter's own settings, as cffi's build would use, and the request's flags."""
     cflags = shlex.split(sysconfig.get_config_var("CFLAGS") or "")
     ccshared = shlex.split(sysconfig.get_config_var("CCSHARED") or "-fPIC")
     debug = ["-g"] if flags["debug"] else []
     includes = [f"-I{d}" for d in _include_dirs()]
+    return [*cflags, *ccshared, "-std=c17", *flags["extra_compile_args"], *debug, *includes]
+
+
+def compile_command(flags: dict, pch: Path | None = None) -> list[str]:
+    """The C compiler command a trusted compile runs in its workspace (source.c ->
+    module.so); with `pch` (`_pch.precompiled`) that directory is searched first, so
+    the compiler loads the prologue's headers precompiled."""
     libs = [f"-l{lib}" for lib in flags["libraries"]]
+    first = [f"-I{pch}"] if pch is not None else []
     return [
-        *cc,
-        *cflags,
-        *ccshared,
-        "-std=c17",
-        *flags["extra_compile_args"],
-        *debug,
-        *includes,
+        *_compiler(),
+        *first,
+        *_compile_options(flags),
         "-shared",
         "source.c",
         "-o",
         _formhook.SO_NAME,
         *libs,
     ]
+
+
+def precompiled_headers(c_text: bytes, flags: dict) -> Path | None:
+    """The PCH directory for compiling `c_text` with `flags` (`_pch`), when its C text
+    starts with cffi's prologue and one can be had; else None (headers parsed as usual)."""
+    from scigate.sandbox import _pch
+    from scigate.sandbox._env import default_cache_dir
+
+    head = _pch.prologue()
+    if head is None or not c_text.startswith(head):
+        return None
+    # under the cache the trusted compile's sandbox binds (its default, read-only)
+    return _pch.precompiled(default_cache_dir().resolve(), _compile_options(flags), _compiler())
 
 
 # The sandbox runners that run trusted compiles: `_runner` registers its `execute` and
@@ -175,7 +196,7 @@ def compile_trusted(c_text: bytes, flags: dict, cancel: threading.Event | None =
     try:
         write_new_file(work / "source.c", c_text)
         limits = Limits(wall_seconds=COMPILE_SECONDS, cpu_seconds=COMPILE_SECONDS)
-        command = compile_command(flags)
+        command = compile_command(flags, precompiled_headers(c_text, flags))
         if _execute_warm is not None:
             # forked from a warm server (about 0.01 s against 0.1-0.2 s for a fresh
             # sandbox): a run like any other, with this workspace and these limits

@@ -1,0 +1,81 @@
+"""The precompiled prologue of trusted form compiles (`_pch`): used where the C text
+starts with cffi's prologue, the same machine code as without it, never used for other
+text, and no PCH (headers parsed as usual) when one cannot be built."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scigate.sandbox import _formcache
+
+FLAGS = {"extra_compile_args": ["-O2", "-g0"], "libraries": ["m"], "debug": False}
+pytestmark = pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils")
+
+
+def _module_c(tmp_path: Path, body: str = "double twice(double x) { return 2 * x; }") -> bytes:
+    """The C text cffi emits for a small API-mode module (an FFCx module's prologue)."""
+    import cffi
+
+    ffi = cffi.FFI()
+    ffi.cdef("double twice(double);")
+    name = "libffcx_forms_" + "cd" * 20
+    ffi.set_source(name, body)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "module.c"
+    ffi.emit_c_code(str(path))
+    text = path.read_bytes()
+    assert f"PyInit_{name}(".encode() in text
+    return _formcache._formhook.canonical_c(text)
+
+
+def _compile(tmp_path: Path, c_text: bytes, pch: Path | None, name: str) -> tuple[str, str]:
+    """(headers the compiler read, per -H; disassembly) of compiling `c_text`."""
+    work = tmp_path / name
+    work.mkdir()
+    (work / "source.c").write_bytes(c_text)
+    command = _formcache.compile_command(FLAGS, pch)
+    out = subprocess.run([*command, "-H"], cwd=work, capture_output=True, text=True, check=True)
+    dis = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", _formcache._formhook.SO_NAME],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return out.stderr, dis.split("\n", 2)[2]  # without the file name line
+
+
+def test_the_prologue_is_loaded_precompiled_with_the_same_machine_code(tmp_path: Path) -> None:
+    c_text = _module_c(tmp_path)
+    pch = _formcache.precompiled_headers(c_text, FLAGS)
+    assert pch is not None and (pch / "pyconfig.h.gch").is_file()
+    used, with_pch = _compile(tmp_path, c_text, pch, "pch")
+    read, without = _compile(tmp_path, c_text, None, "plain")
+    assert f"! {pch}/pyconfig.h.gch" in used  # GCC loaded it
+    assert "Python.h" in read and ".gch" not in read  # the control: parsed as usual
+    assert with_pch == without
+    assert "twice" in with_pch
+    again = _formcache.precompiled_headers(
+        _module_c(tmp_path / "x", "double twice(double x) { return x + x; }"), FLAGS
+    )
+    assert again == pch  # built once per command and compiler
+
+
+def test_c_text_with_another_prologue_gets_no_pch(tmp_path: Path) -> None:
+    c_text = _module_c(tmp_path)
+    assert _formcache.precompiled_headers(b"#define Py_DEBUG\n" + c_text, FLAGS) is None
+    assert _formcache.precompiled_headers(c_text.replace(b"_CFFI_", b"_CFFX_", 1), FLAGS) is None
+
+
+def test_no_pch_when_it_cannot_be_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    c_text = _module_c(tmp_path)
+    monkeypatch.setenv("SCIGATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_formcache, "_compile_options", lambda flags: ["--no-such-option"])
+    assert _formcache.precompiled_headers(c_text, FLAGS) is None
+    assert list((tmp_path / "cache" / "pch").iterdir()) == []  # no half-built PCH left
+    monkeypatch.setattr(_formcache, "_compiler", lambda: ["false"])  # no version: no PCH
+    assert _formcache.precompiled_headers(c_text, FLAGS) is None
