@@ -556,3 +556,30 @@ def test_a_run_gets_no_weak_or_malformed_scope(scope: str) -> None:
         _formcache.run_env(Path("/c"), "/w", scope)
     fresh = _formcache.new_scope()
     assert _formhook.SCOPE.fullmatch(fresh) and fresh != _formcache.new_scope()
+
+
+def test_the_watcher_answers_at_once_and_ends_without_waiting(
+    tmp_path: Path, compiled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the watcher's listings made 30 s apart, only its wake-up on a new spool
+    entry (`_dirwatch`) can make the answer quick, and only the wake-up on exit the end."""
+    import time
+
+    monkeypatch.setattr(_formcache, "POLL_SECONDS", 30.0)
+    monkeypatch.setattr(_formcache, "IDLE_SECONDS", 30.0)
+    key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    t0 = time.monotonic()
+    with SpoolWatcher(ws, tmp_path / "cache", SCOPE):
+        spool = ws / ".home" / ".formspool"
+        time.sleep(0.1)  # past the watcher's first listing: it waits now
+        (spool / f"{key}.req.tmp").write_bytes(_request())
+        os.replace(spool / f"{key}.req.tmp", spool / f"{key}.req")
+        for _ in range(1000):
+            if (spool / f"{key}.ok").exists():
+                break
+            time.sleep(0.002)
+        assert (spool / f"{key}.ok").exists()
+    assert time.monotonic() - t0 < 5
+    assert compiled == [C_TEXT.encode()]

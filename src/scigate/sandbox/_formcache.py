@@ -49,6 +49,7 @@ from typing import Any
 
 from scigate.errors import BadInput
 from scigate.sandbox import _formhook
+from scigate.sandbox._dirwatch import DirWaiter
 from scigate.sandbox._hostfs import UnsafeWorkspaceFile, read_bytes
 
 SPOOL_ENV = _formhook.SPOOL_ENV
@@ -62,7 +63,8 @@ MAX_BYTES_ENV = "SCIGATE_FORMCACHE_BYTES"
 COMPILE_SECONDS = 300.0
 MAX_COMPILES = 64  # trusted compiles one run may ask for (more are refused)
 MAX_HIT_NOTE = 256  # bytes of a hit note (a module name)
-POLL_SECONDS = 0.005  # the watcher lists the spool this often (an idle run: one listdir)
+POLL_SECONDS = 0.005  # without inotify the watcher lists the spool this often
+IDLE_SECONDS = 0.25  # with inotify (`_dirwatch`): a listing this often all the same
 
 RESCAN_STORES = 64  # a process lists the whole cache again after this many stores
 #: the forms directory: write and search for its owner, search for everyone, read for
@@ -572,6 +574,7 @@ class SpoolWatcher:
         self.cache = FormCache(forms_dir(cache_dir), max_bytes())
         self.cache.ensure()  # sealed before the run can see it
         self.fd = real_dirs(workspace, *SPOOL_PARTS)
+        self.waiter = DirWaiter(self.fd)  # watching before the first listing: no wake lost
         self.stop = threading.Event()
         self.log: list[tuple[str, str]] = []
         #: the run's form map: module name -> key of each entry it loaded (`take_hit`)
@@ -579,10 +582,11 @@ class SpoolWatcher:
         self.thread = threading.Thread(target=self._loop, name="scigate-formspool", daemon=True)
 
     def _loop(self) -> None:
+        pause = IDLE_SECONDS if self.waiter.notifies else POLL_SECONDS
         while not self.stop.is_set():
             left = MAX_COMPILES - len(self.log)
             self.log += serve_spool(self.cache, self.fd, self.scope, self.stop, left, self.used)
-            self.stop.wait(POLL_SECONDS)
+            self.waiter.wait(pause)
 
     def __enter__(self) -> SpoolWatcher:
         self.thread.start()
@@ -590,11 +594,13 @@ class SpoolWatcher:
 
     def __exit__(self, *exc: object) -> None:
         self.stop.set()
+        self.waiter.wake()
         self.thread.join()
         with contextlib.suppress(OSError):  # hit notes of the run's last moments
             for name in os.listdir(self.fd):
                 if name.endswith(".hit"):
                     take_hit(self.cache, self.fd, name, self.used)
+        self.waiter.close()
         os.close(self.fd)
 
 

@@ -67,10 +67,10 @@ ALLOWED_ARG = re.compile(
 )
 SO_NAME = "module.so"
 # the run's polls for the host's answer: first after POLL_FIRST s, then each 1.5x later,
-# at most POLL_MAX s apart (a trusted compile takes ~0.1-0.3 s; a wider cap left up to
-# 50 ms per form between the answer and the run seeing it)
-POLL_FIRST = 0.002
-POLL_MAX = 0.01
+# at most POLL_MAX s apart (a trusted compile takes 0.05-0.3 s; a 10 ms cap left 5 ms
+# per form on average between the answer and the run seeing it; a poll is two stats)
+POLL_FIRST = 0.001
+POLL_MAX = 0.002
 # what this process did (tests read it)
 STATS = {"hits": 0, "compiled": 0, "private": 0, "mapped": 0}
 
