@@ -79,3 +79,57 @@ def test_no_pch_when_it_cannot_be_built(tmp_path: Path, monkeypatch: pytest.Monk
     assert list((tmp_path / "cache" / "pch").iterdir()) == []  # no half-built PCH left
     monkeypatch.setattr(_formcache, "_compiler", lambda: ["false"])  # no version: no PCH
     assert _formcache.precompiled_headers(c_text, FLAGS) is None
+
+
+TRUSTED_SCRIPT = """
+import random, sys
+import cffi
+
+def _setuptools_build(*args, **kwargs):
+    raise RuntimeError("cffi's setuptools build was used")
+
+cffi.FFI.compile = _setuptools_build  # the hook's direct compile must not need it
+import dolfinx_solver  # noqa: F401
+import ufl
+from dolfinx import fem, mesh
+from mpi4py import MPI
+
+msh = mesh.create_unit_square(MPI.COMM_WORLD, 3, 3)
+x = ufl.SpatialCoordinate(msh)
+value = fem.assemble_scalar(fem.form(LITERAL * x[0] * x[1] * ufl.dx(domain=msh)))
+print(f"{value:.12f}")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "control"])
+def test_a_trusted_process_compiles_its_forms_without_cffis_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct: bool
+) -> None:
+    """Trusted processes (the template workers) run the C compiler directly, with the
+    precompiled prologue, instead of cffi's setuptools build: a form compiles and
+    assembles (1/4 of the literal) with that build made to fail. The control, without
+    the direct compile, reaches it."""
+    import os
+    import random
+    import sys
+
+    from scigate.sandbox import trusted_jit_env
+
+    monkeypatch.setenv("SCIGATE_CACHE_DIR", str(tmp_path / "cache"))
+    env = {**os.environ, **trusted_jit_env()}
+    assert (json_spec := env.get("SCIGATE_FORM_DIRECT"))
+    assert '"pch": "' in json_spec  # the prologue precompiled for the default flags
+    if not direct:
+        env.pop("SCIGATE_FORM_DIRECT")
+    literal = 2 + random.random()  # a form no process compiled before
+    script = TRUSTED_SCRIPT.replace("LITERAL", repr(literal))
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    if direct:
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert abs(float(out.stdout.strip()) - literal / 4) < 1e-12
+        assert list((tmp_path / "cache" / "trusted").rglob("libffcx_forms_*.so"))
+    else:
+        assert "setuptools build was used" in out.stderr

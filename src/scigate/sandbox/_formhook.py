@@ -38,9 +38,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import io
 import json
 import os
 import re
+import subprocess
 import sys
 import sysconfig
 import time
@@ -49,6 +51,7 @@ from collections.abc import Iterable
 CACHE_ENV = "SCIGATE_FORMCACHE"  # the shared forms dir (read-only inside runs)
 SPOOL_ENV = "SCIGATE_FORM_SPOOL"  # the run's spool dir (in its workspace)
 MAP_ENV = "SCIGATE_FORM_MAP"  # JSON {module name: key} of the candidate's gate-1 run
+DIRECT_ENV = "SCIGATE_FORM_DIRECT"  # trusted processes: JSON of the compiler to run directly
 SCOPE_ENV = "SCIGATE_FORM_SCOPE"  # the run's scope: a secret part of every key it computes
 SCOPE = re.compile(r"[0-9a-f]{32,128}")  # at least 128 random bits: unguessable
 MAX_MAP = 256  # entries of a form map (more are ignored)
@@ -98,6 +101,25 @@ def canonical_flags(
         "libraries": [str(a) for a in (libraries or [])],
         "debug": bool(debug),
     }
+
+
+def compiler_options(base: dict, flags: dict) -> list[str]:
+    """The C compiler's options for a module compiled with `flags` (`base`: the
+    interpreter's own settings, `_formcache.compiler_base`)."""
+    debug = ["-g"] if flags["debug"] else []
+    includes = [f"-I{d}" for d in base["includes"]]
+    return [*base["cflags"], "-std=c17", *flags["extra_compile_args"], *debug, *includes]
+
+
+def compiler_command(
+    base: dict, flags: dict, source: str, output: str, pch: str | None = None
+) -> list[str]:
+    """The command compiling `source` into the module `output` (with `pch`, a directory
+    of precompiled headers searched first: `_pch`)."""
+    first = [f"-I{pch}"] if pch else []
+    libs = [f"-l{lib}" for lib in flags["libraries"]]
+    options = compiler_options(base, flags)
+    return [*base["cc"], *first, *options, "-shared", source, "-o", output, *libs]
 
 
 def flags_allowed(flags: dict) -> bool:
@@ -229,6 +251,9 @@ def _note_hit(spool: str | None, key: str, module_name: str) -> None:
 def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
     """`cffi.FFI.compile` for FFCx's JIT: the module from the shared cache when it can
     be, else the original private compile. Returns the module's path, as cffi does."""
+    direct = os.environ.get(DIRECT_ENV)
+    if direct:
+        return direct_compile(ffi, tmpdir, debug, original, direct)
     cache, spool = os.environ.get(CACHE_ENV), os.environ.get(SPOOL_ENV)
     scope = os.environ.get(SCOPE_ENV) or ""
     module_name, _, _, kwds = ffi._assigned_source  # type: ignore[attr-defined]
@@ -243,8 +268,7 @@ def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
     if not flags_allowed(flags) or set(kwds) - {"extra_compile_args", "libraries", "include_dirs"}:
         STATS["private"] += 1
         return original()
-    c_file = os.path.join(tmpdir, module_name + ".c")
-    ffi.emit_c_code(c_file)  # type: ignore[attr-defined]
+    c_file = _emit(ffi, tmpdir, module_name)
     with open(c_file, "rb") as f:
         c_text = canonical_c(f.read())
     key = form_key(c_text, module_name, flags, scope)
@@ -263,6 +287,41 @@ def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
         return original()
     target = os.path.join(tmpdir, module_name + sysconfig.get_config_var("EXT_SUFFIX"))
     _write_new(tmpdir, os.path.basename(target), module)
+    return target
+
+
+def _emit(ffi: object, tmpdir: str, module_name: str) -> str:
+    """Write the module's C text into `tmpdir` (cffi's "generating ..." kept off the
+    run's output); its path."""
+    c_file = os.path.join(tmpdir, module_name + ".c")
+    with contextlib.redirect_stdout(io.StringIO()):
+        ffi.emit_c_code(c_file)  # type: ignore[attr-defined]
+    return c_file
+
+
+def direct_compile(ffi: object, tmpdir: str, debug: object, original, spec: str) -> str:
+    """`cffi.FFI.compile` in a *trusted* process (`_jitcache.trusted_env`: our own
+    templates, never model-written code): the C compiler run directly, as a trusted
+    compile runs it (`spec`: `_formcache.direct_env`, with the prologue's headers
+    precompiled for the flags they were built for), without cffi's setuptools build;
+    cffi's own compile when anything is off. The module's path, as cffi returns it."""
+    module_name, _, _, kwds = ffi._assigned_source  # type: ignore[attr-defined]
+    flags = canonical_flags(kwds.get("extra_compile_args"), kwds.get("libraries"), debug)
+    try:
+        parts = json.loads(spec)
+        base, pch = parts["base"], parts["pch"] if parts["pch_flags"] == flags else None
+    except (ValueError, KeyError, TypeError):
+        return original()
+    extra = set(kwds) - {"extra_compile_args", "libraries", "include_dirs"}
+    if not flags_allowed(flags) or extra or not _include_ok(kwds.get("include_dirs")):
+        return original()
+    c_file = _emit(ffi, tmpdir, module_name)
+    target = os.path.join(tmpdir, module_name + sysconfig.get_config_var("EXT_SUFFIX"))
+    command = compiler_command(base, flags, c_file, target, pch)
+    try:
+        subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return original()
     return target
 
 
@@ -404,8 +463,9 @@ class _PatchOnImport:
 
 def install() -> bool:
     """Install the hook in this interpreter when the run has a shared forms cache
-    (`SCIGATE_FORMCACHE`); True when installed."""
-    if not os.environ.get(CACHE_ENV):
+    (`SCIGATE_FORMCACHE`) or is a trusted process compiling directly
+    (`SCIGATE_FORM_DIRECT`); True when installed."""
+    if not os.environ.get(CACHE_ENV) and not os.environ.get(DIRECT_ENV):
         return False
     jit = sys.modules.get("ffcx.codegeneration.jit")
     if jit is not None:

@@ -35,13 +35,15 @@ def trusted_dir(cache_dir: Path) -> Path:
 
 def trusted_env(cache_dir: Path | None = None) -> dict[str, str]:
     """Environment for a *trusted* process (never model-written code) whose FFCx forms
-    should land in the shared cache: its XDG_CACHE_HOME."""
+    should land in the shared cache: its XDG_CACHE_HOME, and the C compiler it runs
+    directly for them (`_formcache.direct_env`)."""
     from scigate.sandbox._env import default_cache_dir
+    from scigate.sandbox._formcache import direct_env
 
     cache = (cache_dir or default_cache_dir()).expanduser()
     home = trusted_dir(cache)
     (home / JIT_SUBDIR).mkdir(parents=True, exist_ok=True)
-    return {"XDG_CACHE_HOME": str(home.resolve())}
+    return {"XDG_CACHE_HOME": str(home.resolve()), **direct_env(cache.resolve())}
 
 
 def private_dir(workspace: Path) -> Path:

@@ -1,7 +1,9 @@
 """Installs the compiled-form hook (`_formhook`) in a sandboxed run's interpreters.
 
-A run's environment puts this directory on PYTHONPATH (`_formcache.run_env`); the
-hook is active only when `SCIGATE_FORMCACHE` names the shared forms cache. Nothing is
+A run's environment puts this directory on PYTHONPATH (`_formcache.run_env`), and so
+does a trusted process's (`_jitcache.trusted_env`); the hook is active only when
+`SCIGATE_FORMCACHE` names the shared forms cache or `SCIGATE_FORM_DIRECT` the compiler
+a trusted process runs directly. Nothing is
 loaded at start-up but a finder: `_formhook` itself is loaded when FFCx's JIT module
 is first imported, so interpreters that never compile a form pay nothing.
 """
@@ -31,5 +33,6 @@ class _LoadHookOnJit:
         return hook._PatchOnImport().find_spec(fullname, path, target)
 
 
-if os.environ.get("SCIGATE_FORMCACHE") and "_scigate_formhook" not in sys.modules:
+_ACTIVE = os.environ.get("SCIGATE_FORMCACHE") or os.environ.get("SCIGATE_FORM_DIRECT")
+if _ACTIVE and "_scigate_formhook" not in sys.modules:
     sys.meta_path.insert(0, _LoadHookOnJit())
