@@ -133,3 +133,32 @@ def test_a_trusted_process_compiles_its_forms_without_cffis_build(
         assert list((tmp_path / "cache" / "trusted").rglob("libffcx_forms_*.so"))
     else:
         assert "setuptools build was used" in out.stderr
+
+
+def test_reading_cffis_prologue_never_swaps_the_hosts_stdout() -> None:
+    """Two template workers start in two threads, each reading the prologue: swapping
+    `sys.stdout` to hide cffi's "generating ..." line once left it swapped for good
+    (`gate run --json` then printed nothing). A watcher thread sees any swap."""
+    import sys
+    import threading
+
+    from scigate.sandbox import _pch
+
+    _pch.prologue.cache_clear()
+    original, swapped, done = sys.stdout, [], threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if sys.stdout is not original:
+                swapped.append(sys.stdout)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        for _ in range(5):
+            _pch.prologue.cache_clear()
+            assert _pch.prologue()
+    finally:
+        done.set()
+        watcher.join()
+    assert sys.stdout is original and not swapped

@@ -38,7 +38,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import json
 import os
 import re
@@ -291,11 +290,14 @@ def shared_compile(ffi: object, tmpdir: str, debug: object, original) -> str:
 
 
 def _emit(ffi: object, tmpdir: str, module_name: str) -> str:
-    """Write the module's C text into `tmpdir` (cffi's "generating ..." kept off the
-    run's output); its path."""
+    """Write the module's C text into `tmpdir`, as `FFI.emit_c_code` does but without
+    its "generating ..." line on the process's stdout (not by swapping `sys.stdout`,
+    which the run's other threads may be printing to); its path."""
+    from cffi.recompiler import make_c_source
+
     c_file = os.path.join(tmpdir, module_name + ".c")
-    with contextlib.redirect_stdout(io.StringIO()):
-        ffi.emit_c_code(c_file)  # type: ignore[attr-defined]
+    source = ffi._assigned_source[1]  # type: ignore[attr-defined]
+    make_c_source(ffi, module_name, source, c_file, verbose=False)
     return c_file
 
 

@@ -21,10 +21,8 @@ with that very prologue; GCC itself also refuses a PCH whose options or macros d
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import io
 import os
 import shutil
 import subprocess
@@ -48,13 +46,14 @@ def prologue() -> bytes | None:
     """cffi's prologue as `_formhook.canonical_c` leaves it, through `#include
     <Python.h>` (the C text every FFCx module starts with); None when cffi emits none."""
     import cffi
+    from cffi.recompiler import make_c_source
 
     ffi = cffi.FFI()
-    ffi.set_source("_scigate_pch_probe", "")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "probe.c")
-        with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
-            ffi.emit_c_code(path)
+        # what FFI.emit_c_code writes, without its "generating ..." on stdout (no
+        # swapping sys.stdout: other threads of the host print there)
+        make_c_source(ffi, "_scigate_pch_probe", "", path, verbose=False)
         with open(path, "rb") as f:
             text = _formhook.canonical_c(f.read())
     end = text.find(PYTHON_H)
