@@ -572,3 +572,43 @@ def test_an_agent_episodes_tool_calls_share_one_scope(tmp_path) -> None:
     twice = f"python/{Path(__file__).parent / 'models' / 'form_probe.py'}:builds_twice"
     solved = asyncio.run(solve_with_model(_leaving_candidate(tmp_path, 3.25), twice))
     assert solved.answer_raw == "stats:1,0,0", solved.reason
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["episode-scope", "control"])
+def test_gate_1_loads_what_its_generator_episode_compiled(shared, monkeypatch) -> None:
+    """The LLM generator's episode and its candidate's gate 1 are one author's runs and
+    share a scope: gate 1 compiles nothing the episode's own run of solution.py had
+    compiled. The control, gate 1 in a scope of its own, compiles it again."""
+    import asyncio
+
+    from scigate.domains import get_domain
+    from scigate.gate import verify
+    from scigate.gate._coding_agent import AgentLimits
+    from scigate.gate._generator import Feedback, LLMGenerator
+
+    compiles: list[bytes] = []
+    real = _formcache.compile_trusted
+
+    def counted(c_text, flags, cancel=None):
+        compiles.append(c_text)
+        return real(c_text, flags, cancel)
+
+    monkeypatch.setattr(_formcache, "compile_trusted", counted)
+    author = f"python/{Path(__file__).parent / 'models' / 'form_probe.py'}:writes_and_runs"
+    gen = LLMGenerator(
+        author,
+        domain=get_domain("fenicsx"),
+        limits=AgentLimits(wall_seconds=240, preload=PRELOAD),
+        seeds_in_prompt=0,
+    )
+    generated = asyncio.run(gen.generate(0, Feedback()))
+    cand = generated.candidate
+    assert cand is not None, generated.reason
+    in_episode = len(compiles)
+    assert in_episode >= 1
+    if not shared:
+        cand._forms_scope = None
+    gate1 = verify(cand)
+    assert gate1.passed, gate1.reason
+    assert len(compiles) == (in_episode if shared else 2 * in_episode)
+    assert "_forms_scope" not in cand.model_dump_json()  # never stored or exported

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from scigate.errors import BadInput
 from scigate.gate._values import options_distinct
@@ -49,6 +49,9 @@ class Candidate(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
     path: Path | None = None
     stored_id: str | None = Field(default=None, exclude=True)  # the record's id, when loaded
+    # the forms scope of the generator episode that wrote it (never stored or exported):
+    # its gate-1 run loads the forms that episode's runs had compiled (`verify`)
+    _forms_scope: str | None = PrivateAttr(default=None)
 
     @property
     def id(self) -> str:

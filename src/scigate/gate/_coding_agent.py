@@ -111,8 +111,11 @@ async def run_episode(
     limits: AgentLimits | None = None,
     python: str | None = None,
     settings: dict[str, Any] | None = None,
+    forms_scope: str | None = None,
 ) -> Episode:
-    """Let `model` work in `workspace` with the three tools until it submits or a limit hits."""
+    """Let `model` work in `workspace` with the three tools until it submits or a limit
+    hits. Its runs share compiled forms with each other and with runs given the same
+    `forms_scope` (default: a new one, so with no others)."""
     limits = limits or AgentLimits()
     started = time.monotonic()
     deadline = started + limits.wall_seconds
@@ -133,7 +136,7 @@ async def run_episode(
 
     from scigate.sandbox import new_forms_scope
 
-    scope = new_forms_scope()  # the episode's runs share compiled forms, no other run does
+    scope = forms_scope or new_forms_scope()
     identity = _identity(workspace)
     while True:
         remaining = deadline - time.monotonic()

@@ -290,12 +290,20 @@ class LLMGenerator:
         seeds = self.seeds_for_round(round_index)
         seed_text = await asyncio.to_thread(render_seeds, seeds) if seeds else ""
         workspace = sandbox.fresh_workspace()
+        # the episode's runs and its candidate's gate 1 (the same author) share compiled
+        # forms: gate 1 loads what the episode's own runs of solution.py compiled
+        scope = sandbox.new_forms_scope()
         parts = [seed_text] if seed_text else []
         parts += [feedback.render(), f"This is round {round_index}. Write a new candidate now."]
         user = "\n\n".join(parts)
         try:
             episode = await run_episode(
-                model, workspace=workspace, system=self.system, user=user, limits=self.limits
+                model,
+                workspace=workspace,
+                system=self.system,
+                user=user,
+                limits=self.limits,
+                forms_scope=scope,
             )
             usage = {
                 "input_tokens": episode.usage.input_tokens,
@@ -328,6 +336,7 @@ class LLMGenerator:
                 return Generated(reason=f"malformed candidate: {exc}", **usage)
             cand.path = None
             cand.meta = {**cand.meta, "domain": self.domain.name, "generator": self.name}
+            cand._forms_scope = scope
             return Generated(candidate=cand, reason=episode.reason, **usage)
         finally:
             shutil.rmtree(workspace, ignore_errors=True)

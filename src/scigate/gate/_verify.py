@@ -79,6 +79,7 @@ def verify(
             limits=limits,
             python=python or sys.executable,
             preload=preload,
+            forms_scope=cand._forms_scope,  # its generator episode's, if any
         )
     finally:
         shutil.rmtree(workspace, ignore_errors=True)

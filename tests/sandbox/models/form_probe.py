@@ -70,3 +70,43 @@ def builds_twice(messages, tools=None, **settings):
     out = tool_msgs[-1]["content"]
     printed = next((ln for ln in out.splitlines() if ln.startswith("stats:")), "stats:?")
     return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": printed}}]}
+
+
+# a generator that writes a FEniCSx candidate and runs its solution once in its own
+# episode (as the generator prompt asks), compiling the solution's form there
+AUTHOR = """
+import json, os, random, runpy
+os.makedirs("candidate", exist_ok=True)
+literal = 2 + random.random()
+solution = f'''
+import dolfinx_solver  # noqa: F401
+import ufl
+from dolfinx import fem, mesh
+from mpi4py import MPI
+msh = mesh.create_unit_square(MPI.COMM_WORLD, 3, 3)
+x = ufl.SpatialCoordinate(msh)
+print(f"{{fem.assemble_scalar(fem.form({literal!r} * x[0] * x[1] * ufl.dx(domain=msh))):.6f}}")
+'''
+value = f"{literal / 4:.6f}"
+files = {
+    "question.md": "Integrate the field over the unit square.",
+    "options.json": json.dumps({"A": value, "B": "9.000000", "C": "8.000000", "D": "7.000000"}),
+    "answer.txt": "A",
+    "solution.py": solution,
+}
+for name, text in files.items():
+    with open(os.path.join("candidate", name), "w") as f:
+        f.write(text)
+os.chdir("candidate")
+runpy.run_path("solution.py", run_name="__main__")
+"""
+
+
+def writes_and_runs(messages, tools=None, **settings):
+    """run_python the author script, then submit "done"."""
+    if not [m for m in messages if m["role"] == "tool"]:
+        return {
+            "content": None,
+            "tool_calls": [{"name": "run_python", "arguments": {"code": AUTHOR}}],
+        }
+    return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": "done"}}]}
