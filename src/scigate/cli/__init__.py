@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
+import threading
 
 import typer
 
@@ -30,6 +32,21 @@ def _terminate_as_interrupt(signum: int, frame: object) -> None:
     os.kill(os.getpid(), signal.SIGINT)
 
 
+def _redeliver_swallowed_interrupt(args: sys.UnraisableHookArgs) -> None:
+    """`sys.unraisablehook`: a Ctrl-C or SIGTERM that landed while a finalizer ran (a
+    `__del__`, a weakref callback) is swallowed there with an "Exception ignored"
+    traceback, and the run would go on. Deliver it again to the main thread instead."""
+    if isinstance(args.exc_value, KeyboardInterrupt):
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        # from another thread, a moment later: called here, the main thread would raise
+        # it at once, still inside the finalizer (where it is swallowed again, and then
+        # comes back here: it lands eventually)
+        threading.Timer(0.01, _thread.interrupt_main).start()
+        return
+    sys.__unraisablehook__(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app; bad input becomes one line on stderr and exit status 2.
 
@@ -37,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     credential values on its way out.
     """
     signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    sys.unraisablehook = _redeliver_swallowed_interrupt
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = RedactingStream(stdout), RedactingStream(stderr)
     try:
