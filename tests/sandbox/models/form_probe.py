@@ -27,17 +27,23 @@ print("probe:" + ",".join(map(str, seen)))
 """
 
 
-def probes_forms(messages, tools=None, **settings):
-    """run_python the probe, then submit the line it printed."""
+def _runs_then_submits(messages, code: str, runs: int, prefix: str) -> dict:
+    """run_python `code` `runs` times, then submit the line starting with `prefix` that
+    the last run printed."""
     tool_msgs = [m for m in messages if m["role"] == "tool"]
-    if not tool_msgs:
+    if len(tool_msgs) < runs:
         return {
             "content": None,
-            "tool_calls": [{"name": "run_python", "arguments": {"code": PROBE}}],
+            "tool_calls": [{"name": "run_python", "arguments": {"code": code}}],
         }
     out = tool_msgs[-1]["content"]
-    printed = next((ln for ln in out.splitlines() if ln.startswith("probe:")), "probe:?")
+    printed = next((ln for ln in out.splitlines() if ln.startswith(prefix)), prefix + "?")
     return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": printed}}]}
+
+
+def probes_forms(messages, tools=None, **settings):
+    """run_python the probe, then submit the line it printed."""
+    return _runs_then_submits(messages, PROBE, 1, "probe:")
 
 
 # each call first empties the workspace's own FFCx cache, where the second call would
@@ -61,15 +67,7 @@ print(f"stats:{stats['hits']},{stats['compiled']},{stats['private']}")
 
 def builds_twice(messages, tools=None, **settings):
     """run_python the same form in two tool calls, then submit what the second printed."""
-    tool_msgs = [m for m in messages if m["role"] == "tool"]
-    if len(tool_msgs) < 2:
-        return {
-            "content": None,
-            "tool_calls": [{"name": "run_python", "arguments": {"code": TWICE}}],
-        }
-    out = tool_msgs[-1]["content"]
-    printed = next((ln for ln in out.splitlines() if ln.startswith("stats:")), "stats:?")
-    return {"content": None, "tool_calls": [{"name": "submit", "arguments": {"answer": printed}}]}
+    return _runs_then_submits(messages, TWICE, 2, "stats:")
 
 
 # a generator that writes a FEniCSx candidate and runs its solution once in its own
