@@ -42,7 +42,9 @@ def _redeliver_swallowed_interrupt(args: sys.UnraisableHookArgs) -> None:
         # from another thread, a moment later: called here, the main thread would raise
         # it at once, still inside the finalizer (where it is swallowed again, and then
         # comes back here: it lands eventually)
-        threading.Timer(0.01, _thread.interrupt_main).start()
+        later = threading.Timer(0.01, _thread.interrupt_main)
+        later.daemon = True  # never holds up the interpreter's exit
+        later.start()
         return
     sys.__unraisablehook__(args)
 
