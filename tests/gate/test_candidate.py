@@ -79,3 +79,34 @@ def test_duplicate_option_key_is_bad_input(tmp_path: Path) -> None:
     proc = _scigate("gate", "verify", str(d))
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "'B' twice" in proc.stderr, proc.stderr
+
+
+def test_a_candidates_forms_scope_is_its_own_and_unguessable() -> None:
+    """Gate 1 and 1b of one candidate share a forms scope (keyed by its id under this
+    process's secret); another candidate has another; the template generator's
+    candidates (our code) share one; an LLM generator's candidate keeps its episode's."""
+    import re
+
+    from scigate.gate import _candidate
+    from scigate.gate._candidate import Candidate
+
+    def cand(question: str, generator: str | None = None) -> Candidate:
+        meta = {"generator": generator} if generator else {}
+        return Candidate(question=question, options={"A": "1"}, meta=meta)
+
+    one, same, other = cand("q1"), cand("q1"), cand("q2")
+    assert one.forms_scope == same.forms_scope != other.forms_scope
+    assert re.fullmatch(r"[0-9a-f]{32}", one.forms_scope)
+    assert one.id not in one.forms_scope and one.forms_scope not in one.model_dump_json()
+    t1, t2 = cand("a", "templates"), cand("b", "scigate.fenicsx.templates/1")
+    assert t1.forms_scope == t2.forms_scope != one.forms_scope
+    assert cand("c", "python/evil.py:templates/1").forms_scope != t1.forms_scope
+    episode = cand("d")
+    episode._forms_scope = "ab" * 16
+    assert episode.forms_scope == "ab" * 16
+    secret, before = _candidate._SCOPE_SECRET, one.forms_scope
+    _candidate._SCOPE_SECRET = b"another process"
+    try:
+        assert cand("q1").forms_scope != before  # a process secret, not the id alone
+    finally:
+        _candidate._SCOPE_SECRET = secret

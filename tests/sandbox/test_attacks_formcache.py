@@ -518,12 +518,12 @@ LEAVER = textwrap.dedent(
 )
 
 
-def _leaving_candidate(tmp_path: Path, literal: float):
+def _leaving_candidate(tmp_path: Path, literal: float, name: str = "cand"):
     from scigate.gate import load_candidate
 
-    item = tmp_path / "cand"
+    item = tmp_path / name
     item.mkdir()
-    (item / "question.md").write_text("Integrate the field over the unit square.\n")
+    (item / "question.md").write_text(f"Integrate the field over the unit square ({name}).\n")
     options = {"A": "1.6250", "B": "2.3750", "C": "1.0000", "D": "0.5000"}
     (item / "options.json").write_text(json.dumps(options))
     (item / "answer.txt").write_text("A\n" if literal == 3.25 else "B\n")
@@ -547,11 +547,12 @@ def test_a_solver_cannot_tell_which_forms_the_candidate_compiled(
     from scigate import sandbox
     from scigate.gate import solve_with_model, verify
 
+    cand = _leaving_candidate(tmp_path, literal)
     if not scoped:
         one = new_forms_scope()
         monkeypatch.setattr(_formcache, "new_scope", lambda: one)
         monkeypatch.setattr(sandbox, "new_forms_scope", lambda: one)
-    cand = _leaving_candidate(tmp_path, literal)
+        cand._forms_scope = one
     gate1 = verify(cand)
     assert gate1.passed, gate1.reason
     solved = asyncio.run(solve_with_model(cand, PROBER, time_limit=240))
@@ -612,3 +613,33 @@ def test_gate_1_loads_what_its_generator_episode_compiled(shared, monkeypatch) -
     assert gate1.passed, gate1.reason
     assert len(compiles) == (in_episode if shared else 2 * in_episode)
     assert "_forms_scope" not in cand.model_dump_json()  # never stored or exported
+
+
+def test_a_candidates_runs_share_its_forms_and_no_other_candidate_does(
+    tmp_path, monkeypatch
+) -> None:
+    """Gate 1 again on the same candidate (a re-run in the same process, as the
+    benchmarks and a resumed stage do) compiles nothing; another candidate with the
+    very same form has a scope of its own and compiles it for itself."""
+    from scigate.gate import verify
+
+    compiles: list[bytes] = []
+    real = _formcache.compile_trusted
+
+    def counted(c_text, flags, cancel=None):
+        compiles.append(c_text)
+        return real(c_text, flags, cancel)
+
+    monkeypatch.setattr(_formcache, "compile_trusted", counted)
+    literal = 3.25  # candidates' scopes come from this process's secret: fresh here
+    first = _leaving_candidate(tmp_path, literal, "first")
+    assert verify(first).passed
+    compiled = len(compiles)
+    assert compiled >= 1
+    assert verify(first).passed
+    assert len(compiles) == compiled  # the same candidate: loaded
+    other = _leaving_candidate(tmp_path, literal, "other")
+    assert other.id != first.id and other.solution == first.solution
+    assert verify(other).passed
+    assert len(compiles) == 2 * compiled  # another candidate: compiled for itself
+    assert first.forms_scope != other.forms_scope

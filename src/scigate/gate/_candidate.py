@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
 import os
 import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,14 @@ COPY_TOTAL_LIMIT = 256 << 20
 COPY_MAX_ENTRIES = 2_000
 
 
+# this process's secret for candidates' forms scopes (`Candidate.forms_scope`): never
+# written anywhere a run could read it, so no run can compute another candidate's scope
+_SCOPE_SECRET = secrets.token_bytes(32)
+# the template generators' own ids (`scigate.<domain>.templates/<version>`), as the
+# candidates they write name them; the gate loop names them "templates"
+TEMPLATE_GENERATOR = re.compile(r"scigate\.\w+\.templates/\d+")
+
+
 class Candidate(BaseModel):
     """One ToolGate item: public question and options, proposed answer, solution script."""
 
@@ -63,6 +73,20 @@ class Candidate(BaseModel):
         if self.stored_id:
             return self.stored_id
         return candidate_identity(self.question, self.options, self.answer, self.solution)
+
+    @property
+    def forms_scope(self) -> str:
+        """The forms scope of this candidate's own runs (gates 1 and 1b, in this
+        process): its LLM generator episode's, else a keyed hash of its id, so its
+        re-runs share compiled forms with each other and with no other candidate's.
+        Template candidates (our own code, written by the template generator) share one
+        scope: their checks' forms, the same C text across a family, compile once."""
+        if self._forms_scope:
+            return self._forms_scope
+        generator = str(self.meta.get("generator") or "")
+        template = generator == "templates" or TEMPLATE_GENERATOR.fullmatch(generator)
+        owner = "templates" if template else f"id:{self.id}"
+        return hmac.new(_SCOPE_SECRET, owner.encode(), hashlib.sha256).hexdigest()[:32]
 
     @property
     def answer_value(self) -> str | None:

@@ -297,6 +297,7 @@ def run_check(
                 workspace=workspace,
                 limits=limits,
                 env=sandbox.form_map_env(forms),
+                forms_scope=cand.forms_scope,
             )
             outputs, unreadable = read_rank_outputs(workspace, check.mpi_ranks)
         else:
@@ -307,6 +308,7 @@ def run_check(
                 env=sandbox.form_map_env(forms),
                 python=python,
                 preload=preload,
+                forms_scope=cand.forms_scope,
             )
             outputs = [result.stdout]
     finally:

@@ -79,7 +79,7 @@ def verify(
             limits=limits,
             python=python or sys.executable,
             preload=preload,
-            forms_scope=cand._forms_scope,  # its generator episode's, if any
+            forms_scope=cand.forms_scope,
         )
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
