@@ -23,3 +23,11 @@ def run_main(*argv: str) -> tuple[int, str, str]:
     finally:
         signal.signal(signal.SIGTERM, saved)
     return code, out.getvalue(), err.getvalue()
+
+
+def interruptible() -> None:
+    """`preexec_fn` of a child the test interrupts: SIGINT delivered and handled as in a
+    shell, whatever the test worker's own signal mask and disposition (a child inherits
+    both; a worker thread of another test's library may have left SIGINT blocked)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from _cli import interruptible
 from scigate._tmp import scigate_mkdtemp, scigate_tempdir, sweep_stale_tempdirs
 
 CHILD = textwrap.dedent(
@@ -37,6 +38,7 @@ def _child(tmp_path: Path, how: str) -> tuple[subprocess.Popen, list[Path]]:
     env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.Popen(
         [sys.executable, "-c", CHILD, how],
+        preexec_fn=interruptible,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

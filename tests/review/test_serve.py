@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _cli import interruptible
 from scigate.review import TOOLGATE, ReviewApp, serve_in_thread
 from scigate.store import CandidateRecord, Store
 
@@ -22,6 +23,7 @@ def test_serve_prints_a_url_that_opens_the_app(gate_db: tuple[Path, list[str]]) 
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"},
+        preexec_fn=interruptible,
     )
     try:
         lines = [proc.stdout.readline() for _ in range(2)]  # type: ignore[union-attr]
