@@ -587,14 +587,7 @@ def test_gate_1_loads_what_its_generator_episode_compiled(shared, monkeypatch) -
     from scigate.gate._coding_agent import AgentLimits
     from scigate.gate._generator import Feedback, LLMGenerator
 
-    compiles: list[bytes] = []
-    real = _formcache.compile_trusted
-
-    def counted(c_text, flags, cancel=None):
-        compiles.append(c_text)
-        return real(c_text, flags, cancel)
-
-    monkeypatch.setattr(_formcache, "compile_trusted", counted)
+    compiles = _count_compiles(monkeypatch)
     author = f"python/{Path(__file__).parent / 'models' / 'form_probe.py'}:writes_and_runs"
     gen = LLMGenerator(
         author,
@@ -623,14 +616,7 @@ def test_a_candidates_runs_share_its_forms_and_no_other_candidate_does(
     very same form has a scope of its own and compiles it for itself."""
     from scigate.gate import verify
 
-    compiles: list[bytes] = []
-    real = _formcache.compile_trusted
-
-    def counted(c_text, flags, cancel=None):
-        compiles.append(c_text)
-        return real(c_text, flags, cancel)
-
-    monkeypatch.setattr(_formcache, "compile_trusted", counted)
+    compiles = _count_compiles(monkeypatch)
     literal = 3.25  # candidates' scopes come from this process's secret: fresh here
     first = _leaving_candidate(tmp_path, literal, "first")
     assert verify(first).passed
@@ -643,3 +629,16 @@ def test_a_candidates_runs_share_its_forms_and_no_other_candidate_does(
     assert verify(other).passed
     assert len(compiles) == 2 * compiled  # another candidate: compiled for itself
     assert first.forms_scope != other.forms_scope
+
+
+def _count_compiles(monkeypatch) -> list[bytes]:
+    """The C texts of the trusted compiles from now on (each still compiled)."""
+    compiles: list[bytes] = []
+    real = _formcache.compile_trusted
+
+    def counted(c_text, flags, cancel=None):
+        compiles.append(c_text)
+        return real(c_text, flags, cancel)
+
+    monkeypatch.setattr(_formcache, "compile_trusted", counted)
+    return compiles
