@@ -3,17 +3,21 @@
 HUNT = """
 import json, os
 mine = json.load(open("options.json"))
-found = "none"
-for root in [os.path.abspath(".."), os.path.abspath("../.."), "/tmp", os.path.expanduser("~")]:
-    for here, dirs, files in os.walk(root):
-        if here.count(os.sep) - root.count(os.sep) > 8:  # pytest-xdist tmp dirs sit deeper
-            dirs[:] = []
-        if "options.json" in files and "answer.txt" in files:
-            try:
-                if json.load(open(os.path.join(here, "options.json"))) == mine:
-                    found = open(os.path.join(here, "answer.txt")).read().strip()
-            except Exception:
-                pass
+
+def hunt():
+    for root in [os.path.abspath(".."), os.path.abspath("../.."), "/tmp", os.path.expanduser("~")]:
+        for here, dirs, files in os.walk(root):
+            if here.count(os.sep) - root.count(os.sep) > 8:  # pytest-xdist tmp dirs sit deeper
+                dirs[:] = []
+            if "options.json" in files and "answer.txt" in files:
+                try:
+                    if json.load(open(os.path.join(here, "options.json"))) == mine:
+                        return open(os.path.join(here, "answer.txt")).read().strip()
+                except Exception:
+                    pass
+    return "none"  # (stopping at the first find: walking a CI machine's home took 40 s)
+
+found = hunt()
 print(found)
 """
 
