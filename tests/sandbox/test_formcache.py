@@ -304,7 +304,7 @@ def test_a_trusted_compile_workspace_holds_only_its_c_text(
         (shared / name).write_text("compiled by a trusted process")
     monkeypatch.setenv("SCIGATE_CACHE_DIR", str(cache))
     listing = ["/bin/sh", "-c", f"find . -mindepth 1 | sort > {_formhook.SO_NAME}"]
-    monkeypatch.setattr(_formcache, "compile_command", lambda flags, pch=None: listing)
+    monkeypatch.setattr(_formcache, "compile_command", lambda flags, pch=None, base=None: listing)
     seen = _formcache.compile_trusted(C_TEXT.encode(), FLAGS).decode().split()
     assert "./source.c" in seen
     assert not [p for p in seen if JIT_SUBDIR in p or "libffcx" in p], seen

@@ -13,6 +13,7 @@ import pytest
 from scigate.sandbox import _formcache
 
 FLAGS = {"extra_compile_args": ["-O2", "-g0"], "libraries": ["m"], "debug": False}
+BASE = _formcache.compiler_base()
 pytestmark = pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils")
 
 
@@ -51,7 +52,7 @@ def _compile(tmp_path: Path, c_text: bytes, pch: Path | None, name: str) -> tupl
 
 def test_the_prologue_is_loaded_precompiled_with_the_same_machine_code(tmp_path: Path) -> None:
     c_text = _module_c(tmp_path)
-    pch = _formcache.precompiled_headers(c_text, FLAGS)
+    pch = _formcache.precompiled_headers(c_text, FLAGS, BASE)
     assert pch is not None and (pch / "pyconfig.h.gch").is_file()
     used, with_pch = _compile(tmp_path, c_text, pch, "pch")
     read, without = _compile(tmp_path, c_text, None, "plain")
@@ -60,25 +61,27 @@ def test_the_prologue_is_loaded_precompiled_with_the_same_machine_code(tmp_path:
     assert with_pch == without
     assert "twice" in with_pch
     again = _formcache.precompiled_headers(
-        _module_c(tmp_path / "x", "double twice(double x) { return x + x; }"), FLAGS
+        _module_c(tmp_path / "x", "double twice(double x) { return x + x; }"), FLAGS, BASE
     )
     assert again == pch  # built once per command and compiler
 
 
 def test_c_text_with_another_prologue_gets_no_pch(tmp_path: Path) -> None:
     c_text = _module_c(tmp_path)
-    assert _formcache.precompiled_headers(b"#define Py_DEBUG\n" + c_text, FLAGS) is None
-    assert _formcache.precompiled_headers(c_text.replace(b"_CFFI_", b"_CFFX_", 1), FLAGS) is None
+    assert _formcache.precompiled_headers(b"#define Py_DEBUG\n" + c_text, FLAGS, BASE) is None
+    assert (
+        _formcache.precompiled_headers(c_text.replace(b"_CFFI_", b"_CFFX_", 1), FLAGS, BASE) is None
+    )
 
 
 def test_no_pch_when_it_cannot_be_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     c_text = _module_c(tmp_path)
     monkeypatch.setenv("SCIGATE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_formcache, "_compile_options", lambda flags: ["--no-such-option"])
-    assert _formcache.precompiled_headers(c_text, FLAGS) is None
+    monkeypatch.setattr(_formcache, "_compile_options", lambda flags, base: ["--no-such-option"])
+    assert _formcache.precompiled_headers(c_text, FLAGS, BASE) is None
     assert list((tmp_path / "cache" / "pch").iterdir()) == []  # no half-built PCH left
     monkeypatch.setattr(_formcache, "_compiler", lambda: ["false"])  # no version: no PCH
-    assert _formcache.precompiled_headers(c_text, FLAGS) is None
+    assert _formcache.precompiled_headers(c_text, FLAGS, BASE) is None
 
 
 TRUSTED_SCRIPT = """

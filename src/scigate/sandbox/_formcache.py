@@ -128,16 +128,17 @@ def compiler_base() -> dict:
     return {"cc": _compiler(), "cflags": [*cflags, *ccshared], "includes": _include_dirs()}
 
 
-def _compile_options(flags: dict) -> list[str]:
+def _compile_options(flags: dict, base: dict) -> list[str]:
     """The compiler options of a module's compile with `flags` (what a PCH is built with)."""
-    return _formhook.compiler_options(compiler_base(), flags)
+    return _formhook.compiler_options(base, flags)
 
 
-def compile_command(flags: dict, pch: Path | None = None) -> list[str]:
+def compile_command(flags: dict, pch: Path | None = None, base: dict | None = None) -> list[str]:
     """The C compiler command a trusted compile runs in its workspace (source.c ->
     module.so); with `pch` (`_pch.precompiled`) that directory is searched first, so
-    the compiler loads the prologue's headers precompiled."""
-    base = compiler_base()
+    the compiler loads the prologue's headers precompiled. `base`: `compiler_base()`,
+    when the caller has it already."""
+    base = base if base is not None else compiler_base()
     return _formhook.compiler_command(
         base, flags, "source.c", _formhook.SO_NAME, str(pch) if pch is not None else None
     )
@@ -162,7 +163,7 @@ def direct_env(cache_dir: Path) -> dict[str, str]:
         base = compiler_base()
     except RuntimeError:  # no FFCx: nothing to compile
         return {}
-    pch = _pch.precompiled(cache_dir, _compile_options(DEFAULT_FLAGS), base["cc"])
+    pch = _pch.precompiled(cache_dir, _compile_options(DEFAULT_FLAGS, base), base["cc"])
     spec = {"base": base, "pch": str(pch) if pch else None, "pch_flags": DEFAULT_FLAGS}
     pythonpath = os.environ.get("PYTHONPATH", "")
     return {
@@ -171,9 +172,10 @@ def direct_env(cache_dir: Path) -> dict[str, str]:
     }
 
 
-def precompiled_headers(c_text: bytes, flags: dict) -> Path | None:
-    """The PCH directory for compiling `c_text` with `flags` (`_pch`), when its C text
-    starts with cffi's prologue and one can be had; else None (headers parsed as usual)."""
+def precompiled_headers(c_text: bytes, flags: dict, base: dict) -> Path | None:
+    """The PCH directory for compiling `c_text` with `flags` and the compiler settings
+    `base` (`compiler_base()`, `_pch`), when its C text starts with cffi's prologue and
+    one can be had; else None (headers parsed as usual)."""
     from scigate.sandbox import _pch
     from scigate.sandbox._env import default_cache_dir
 
@@ -181,7 +183,7 @@ def precompiled_headers(c_text: bytes, flags: dict) -> Path | None:
     if head is None or not c_text.startswith(head):
         return None
     # under the cache the trusted compile's sandbox binds (its default, read-only)
-    options = _compile_options(flags)
+    options = _compile_options(flags, base)
     return _pch.precompiled(default_cache_dir().resolve(), options, _compiler())
 
 
@@ -222,7 +224,8 @@ def compile_trusted(c_text: bytes, flags: dict, cancel: threading.Event | None =
     try:
         write_new_file(work / "source.c", c_text)
         limits = Limits(wall_seconds=COMPILE_SECONDS, cpu_seconds=COMPILE_SECONDS)
-        command = compile_command(flags, precompiled_headers(c_text, flags))
+        base = compiler_base()  # once: it looks FFCx up (`_include_dirs`)
+        command = compile_command(flags, precompiled_headers(c_text, flags, base), base)
         if _execute_warm is not None:
             # forked from a warm server (about 0.01 s against 0.1-0.2 s for a fresh
             # sandbox): a run like any other, with this workspace and these limits
