@@ -17,9 +17,13 @@ SCREENS = ("--screen", "cue/middle", "--screen", "cue/letter-C")
 
 
 def _run(domain: str, rounds: int, db: Path) -> str:
+    return _run_args(domain, db, ["--rounds", str(rounds)])
+
+
+def _run_args(domain: str, db: Path, args: list[str]) -> str:
     code, out, err = run_main(
         "gate", "run", "--domain", domain, "--generator", "templates",
-        "--rounds", str(rounds), "--db", str(db), *SCREENS,
+        *args, "--db", str(db), *SCREENS,
     )  # fmt: skip
     assert code == 0, out + err
     return out
@@ -122,3 +126,67 @@ def test_llm_generator_prompt_holds_the_domain_guide_and_seeds(domain, needle):
     assert dom.guide().strip()[:200] in gen.system
     seeds = render_seeds(gen.seeds_for_round(0))
     assert seeds.count("### Seed") == 5 and needle in seeds
+
+
+def _round_outcomes(db: Path) -> tuple[list[tuple[int, str]], dict[str, tuple]]:
+    """Every round's outcome, and the candidates that reached gate 1 (question, options,
+    answer)."""
+    with Store(db, create=False, readonly=True) as store:
+        [run] = [r["id"] for r in store.query("SELECT id FROM runs")]
+        outcomes = sorted((a["round"], a["status"]) for a in store.attempts(run))
+        gated = {}
+        for g in store.gate_results(run_id=run, gate="verify"):
+            c = store.get_candidate(g["candidate_id"])
+            assert c is not None
+            gated[c.id] = (c.question, c.options, c.answer)
+    return outcomes, gated
+
+
+@pytest.mark.slow
+def test_chemistry_concurrent_template_run_has_the_sequential_outcomes(tmp_path, monkeypatch):
+    """The near-duplicate check in the order of generation for the computed templates
+    too: eight rounds in flight, half of them held up in gate 1 so that rounds end out
+    of order, give every round the outcome of a run one round at a time in the old way
+    (every candidate computed, then checked). Checked against the store at the moment,
+    as before, round 16 was rejected as a near duplicate of a later round's survivor."""
+    import asyncio
+
+    from scigate.domains._templates import ComputedTemplateGenerator
+    from scigate.gate._workers import GateWorkers
+
+    rounds = ["--rounds", "24", "--seed", "5"]
+    sequential = [*rounds, "--fem-workers", "1", "--concurrency", "1"]
+    with monkeypatch.context() as old_way:
+        old_way.delattr(ComputedTemplateGenerator, "questions")
+        _run_args("chemistry", tmp_path / "sequential.db", sequential)
+    real = GateWorkers.verify
+
+    async def held_up(self, cand, **kwargs):
+        if cand.meta.get("index", 0) % 8 < 4:
+            await asyncio.sleep(0.5)
+        return await real(self, cand, **kwargs)
+
+    monkeypatch.setattr(GateWorkers, "verify", held_up)
+    concurrent = [*rounds, "--fem-workers", "2", "--concurrency", "8"]
+    _run_args("chemistry", tmp_path / "ordered.db", concurrent)
+    reference = _round_outcomes(tmp_path / "sequential.db")
+    assert _round_outcomes(tmp_path / "ordered.db") == reference
+    assert any(s == "rejected-duplicate" for _, s in reference[0])
+
+
+def test_computed_templates_tell_each_rounds_possible_questions(tmp_path):
+    """What the ordered check relies on: the question a chemistry candidate ends with is
+    one of its round's planned draws, the planned draws run no script."""
+    from scigate.domains import get_domain
+    from scigate.domains.fenicsx.templates import ScriptWorker
+
+    started: list[object] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ScriptWorker, "run", lambda self, *a, **k: started.append(a))
+        gen = get_domain("chemistry").template_generator(5)
+        plans = {r: gen.questions(r) for r in range(8)}
+    assert started == [] and all(len(p) == gen.max_attempts for p in plans.values())
+    with get_domain("chemistry").template_generator(5) as gen:
+        for r in (0, 5):
+            out = gen.generate(r, tmp_path / str(r))
+            assert (out / "question.md").read_text().strip() in plans[r]

@@ -133,6 +133,15 @@ class ComputedTemplateGenerator:
         """The family used for candidate ``index``."""
         return self.families[index % len(self.families)]
 
+    def questions(self, index: int) -> list[str]:
+        """The question of every parameter draw candidate ``index`` may use, in attempt
+        order (no script runs): its question is one of these, whichever draw succeeds."""
+        module = self.family_set.get(self.family_for(index))
+        return [
+            module.question(module.draw_params(self._rng(index, a)))
+            for a in range(self.max_attempts)
+        ]
+
     def value(self, family: str, params: dict[str, Any], mistakes: frozenset[str]) -> str | None:
         """The printed value of ``family`` at ``params`` with ``mistakes`` (None: failed)."""
         self.scripts_run += 1

@@ -409,8 +409,7 @@ class TemplateCandidates:
     def questions(self, round_index: int) -> list[str] | None:
         """The questions round `round_index`'s candidate may have, one per parameter draw
         in attempt order (no script runs; its worker is never started); None when the
-        domain's generator does not tell them (chemistry, materials: their scripts are
-        cheap, and waiting for earlier rounds made their runs slower)."""
+        domain's generator does not tell them."""
         questions = getattr(self._plans(), "questions", None)
         if questions is None:
             return None
