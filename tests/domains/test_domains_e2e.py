@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from _cli import run_main
+from _gate_runs import round_outcomes
 from scigate.gate._values import value_rank
 from scigate.store import Store
 
@@ -128,20 +129,6 @@ def test_llm_generator_prompt_holds_the_domain_guide_and_seeds(domain, needle):
     assert seeds.count("### Seed") == 5 and needle in seeds
 
 
-def _round_outcomes(db: Path) -> tuple[list[tuple[int, str]], dict[str, tuple]]:
-    """Every round's outcome, and the candidates that reached gate 1 (question, options,
-    answer)."""
-    with Store(db, create=False, readonly=True) as store:
-        [run] = [r["id"] for r in store.query("SELECT id FROM runs")]
-        outcomes = sorted((a["round"], a["status"]) for a in store.attempts(run))
-        gated = {}
-        for g in store.gate_results(run_id=run, gate="verify"):
-            c = store.get_candidate(g["candidate_id"])
-            assert c is not None
-            gated[c.id] = (c.question, c.options, c.answer)
-    return outcomes, gated
-
-
 @pytest.mark.slow
 def test_chemistry_concurrent_template_run_has_the_sequential_outcomes(tmp_path, monkeypatch):
     """The near-duplicate check in the order of generation for the computed templates
@@ -169,8 +156,8 @@ def test_chemistry_concurrent_template_run_has_the_sequential_outcomes(tmp_path,
     monkeypatch.setattr(GateWorkers, "verify", held_up)
     concurrent = [*rounds, "--fem-workers", "2", "--concurrency", "8"]
     _run_args("chemistry", tmp_path / "ordered.db", concurrent)
-    reference = _round_outcomes(tmp_path / "sequential.db")
-    assert _round_outcomes(tmp_path / "ordered.db") == reference
+    reference = round_outcomes(tmp_path / "sequential.db")
+    assert round_outcomes(tmp_path / "ordered.db") == reference
     assert any(s == "rejected-duplicate" for _, s in reference[0])
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _gate_runs import round_outcomes
 from scigate.store import Store
 
 
@@ -189,20 +190,6 @@ def test_template_gate_run_funnel_unchanged_without_the_fresh_self_check(
     assert warm == old
 
 
-def _round_outcomes(db: Path) -> tuple[list[tuple[int, str]], dict[str, tuple]]:
-    """Every round's outcome, and the candidates that reached gate 1 with their options,
-    answer and distractors."""
-    with Store(db) as store:
-        [run] = [r["id"] for r in store.query("SELECT id FROM runs")]
-        outcomes = sorted((a["round"], a["status"]) for a in store.attempts(run))
-        gated = {}
-        for g in store.gate_results(run_id=run, gate="verify"):
-            c = store.get_candidate(g["candidate_id"])
-            assert c is not None
-            gated[c.id] = (c.question, c.options, c.answer, c.meta["distractors"])
-    return outcomes, gated
-
-
 @pytest.mark.slow
 def test_template_run_in_generation_order_has_the_sequential_funnel(
     tmp_path: Path, monkeypatch
@@ -224,11 +211,11 @@ def test_template_run_in_generation_order_has_the_sequential_funnel(
     monkeypatch.setattr(TemplateGenerator, "generate", counted)
     args = ["--rounds", "12", "--fem-workers", "2", "--concurrency", "4"]
     funnel = _gate_run(tmp_path / "ordered.db", args)
-    ordered, computed = _round_outcomes(tmp_path / "ordered.db"), len(made)
+    ordered, computed = round_outcomes(tmp_path / "ordered.db"), len(made)
     made.clear()
     monkeypatch.delattr(TemplateCandidates, "questions")  # the old way
     sequential = ["--rounds", "12", "--fem-workers", "1", "--concurrency", "1"]
     assert _gate_run(tmp_path / "sequential.db", sequential) == funnel
-    assert _round_outcomes(tmp_path / "sequential.db") == ordered
+    assert round_outcomes(tmp_path / "sequential.db") == ordered
     assert funnel["near_duplicates"] > 0
     assert len(made) == 12 and computed < 12
