@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from models.hunters import SOFTWARE
 
 from conftest import marked_pids, wait_gone
 from scigate.sandbox import IsolationUnavailable, Limits, _isolation, run, run_python
@@ -36,11 +37,13 @@ HUNT = textwrap.dedent(
     """
     import json, os
     mine = json.load(open("options.json"))
-    roots = [os.path.abspath(".."), os.path.abspath("../.."), "/tmp", os.path.expanduser("~"),
+    SOFTWARE = set(SOFTWARE_NAMES)
+    roots = ["/tmp", os.path.abspath(".."), os.path.abspath("../.."), os.path.expanduser("~"),
              "/root", "/work", "/home"]
     found = "none"
     for root in roots:
         for here, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in SOFTWARE]
             if here.count(os.sep) - root.count(os.sep) > 4:
                 dirs[:] = []
             if "options.json" in files and "answer.txt" in files:
@@ -53,7 +56,7 @@ HUNT = textwrap.dedent(
             break
     print(found)
     """
-)
+).replace("SOFTWARE_NAMES", repr(sorted(SOFTWARE)))
 
 
 def _item(tmp_path: Path) -> tuple[Path, Path]:

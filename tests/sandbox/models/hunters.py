@@ -1,17 +1,23 @@
 """A solver policy that looks for the proposed answer instead of computing anything."""
 
-HUNT = """
+# installed software holds no candidate: not walked (a sandbox's "../.." may be "/", and
+# walking a CI machine's virtualenvs and toolchains took 25 s a hunt)
+SOFTWARE = frozenset(
+    {"proc", "sys", "dev", "usr", "lib", "lib64", "bin", "sbin", "etc", "opt",
+     "site-packages", "dist-packages", ".venv", "venv", ".git", "node_modules",
+     "__pycache__", ".cache", ".pyenv", ".npm", ".rustup", ".cargo"}
+)  # fmt: skip
+
+HUNT = f"""
 import json, os
 mine = json.load(open("options.json"))
 
-# installed software holds no candidate: not walked (a sandbox's "../.." may be "/", and
-# walking a CI machine's virtualenvs and toolchains took 25 s a hunt)
-SOFTWARE = {"proc", "sys", "dev", "usr", "lib", "lib64", "bin", "sbin", "etc", "opt",
-            "site-packages", "dist-packages", ".venv", "venv", ".git", "node_modules",
-            "__pycache__", ".cache", ".pyenv", ".npm", ".rustup", ".cargo"}
+SOFTWARE = set({sorted(SOFTWARE)!r})
 
 def hunt():
-    for root in [os.path.abspath(".."), os.path.abspath("../.."), "/tmp", os.path.expanduser("~")]:
+    # /tmp first: the controls without isolation find the answer there at once, and do
+    # not walk the workspace's parent first (a user's ~/.cache: 30 s on a CI machine)
+    for root in ["/tmp", os.path.abspath(".."), os.path.abspath("../.."), os.path.expanduser("~")]:
         for here, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if d not in SOFTWARE]
             if here.count(os.sep) - root.count(os.sep) > 8:  # pytest-xdist tmp dirs sit deeper
