@@ -152,14 +152,15 @@ def gcc_alone(pch: bool = True) -> list[float]:
     forms cache, run directly (no sandbox, no spool); with `pch` as the trusted compile
     runs it (the prologue's headers precompiled), else parsing them as cffi would."""
     seconds = []
+    base = _formcache.compiler_base()
     for source in sorted(_formcache.forms_dir(sandbox.default_cache_dir()).glob("*/source.c")):
         meta = json.loads(source.with_name("meta.json").read_text())
         text = source.read_bytes()
-        headers = _formcache.precompiled_headers(text, meta["flags"]) if pch else None
+        headers = _formcache.precompiled_headers(text, meta["flags"], base) if pch else None
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(source, Path(tmp) / "source.c")
             t0 = time.perf_counter()
-            command = _formcache.compile_command(meta["flags"], headers)
+            command = _formcache.compile_command(meta["flags"], headers, base)
             subprocess.run(command, cwd=tmp, check=True)
             seconds.append(time.perf_counter() - t0)
     return seconds
