@@ -141,7 +141,7 @@ def test_chemistry_concurrent_template_run_has_the_sequential_outcomes(tmp_path,
     from scigate.domains._templates import ComputedTemplateGenerator
     from scigate.gate._workers import GateWorkers
 
-    rounds = ["--rounds", "24", "--seed", "5"]
+    rounds = ["--rounds", "20", "--seed", "5"]
     sequential = [*rounds, "--fem-workers", "1", "--concurrency", "1"]
     with monkeypatch.context() as old_way:
         old_way.delattr(ComputedTemplateGenerator, "questions")
