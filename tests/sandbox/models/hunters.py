@@ -1,11 +1,12 @@
 """A solver policy that looks for the proposed answer instead of computing anything."""
 
-# installed software holds no candidate: not walked (a sandbox's "../.." may be "/", and
-# walking a CI machine's virtualenvs and toolchains took 25 s a hunt)
+# installed (read-only) software and the kernel's views hold no candidate: not walked (a
+# sandbox's "../.." may be "/", and walking a CI machine's virtualenvs and toolchains
+# took 25 s a hunt); every place a run can write is walked
 SOFTWARE = frozenset(
-    {"proc", "sys", "dev", "usr", "lib", "lib64", "bin", "sbin", "etc", "opt",
+    {"proc", "sys", "usr", "lib", "lib64", "bin", "sbin", "etc", "opt",
      "site-packages", "dist-packages", ".venv", "venv", ".git", "node_modules",
-     "__pycache__", ".cache", ".pyenv", ".npm", ".rustup", ".cargo"}
+     "__pycache__", ".pyenv", ".npm", ".rustup", ".cargo"}
 )  # fmt: skip
 
 HUNT = f"""
