@@ -40,7 +40,7 @@ from scigate.gate._generator import (
 from scigate.gate._novelty import NearDuplicate, near_duplicate
 from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
-from scigate.gate._similarity import jaccard, tokens
+from scigate.gate._similarity import TokenMask, any_similar, token_masks, tokens
 from scigate.gate._workers import GateWorkers
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class _Context:
         # each round's possible questions, an event set when a round has ended, the
         # candidate of each round and the survivors from before this loop.
         self.plans: dict[int, list[str]] = {}
-        self.plan_tokens: dict[int, list[frozenset[str]]] = {}
+        self.plan_masks: dict[int, list[TokenMask]] = {}  # their tokens (`any_similar`)
         self.plan_families: dict[int, str] = {}
         self.ended: dict[int, asyncio.Event] = {}
         self.round_cids: dict[int, str] = {}
@@ -102,15 +102,14 @@ class _Context:
         """Wait until every earlier round of this loop that may have a question similar
         to one round `r` may have has ended (all its gates decided)."""
         threshold = self.cfg.near_duplicate
-        mine = self.plan_tokens.get(r, [])
+        mine = self.plan_masks.get(r, [])
         for k in sorted(self.ended):
             if k >= r:
                 break
             event = self.ended[k]
             if event.is_set():
                 continue
-            theirs = self.plan_tokens.get(k, [])
-            if any(a == b or jaccard(a, b) >= threshold for a in mine for b in theirs):
+            if any_similar(mine, self.plan_masks.get(k, []), threshold):
                 await event.wait()
 
     async def previous_gate1(self, r: int) -> None:
@@ -417,7 +416,7 @@ async def _order_near_duplicates(ctx: _Context, generator: Generator, todo: list
     family_for = getattr(generator, "family_for", None)
     if family_for is not None:
         ctx.plan_families = {r: family_for(r) for r in todo}
-    ctx.plan_tokens = {r: [tokens(q) for q in qs] for r, qs in plans.items()}
+    ctx.plan_masks = token_masks({r: [tokens(q) for q in qs] for r, qs in plans.items()})
     ctx.ended = {r: asyncio.Event() for r in todo}
     ctx.prior_survivors = {row["id"] for row in ctx.store.survivor_questions()}
     ctx.plans = plans
