@@ -401,8 +401,11 @@ def test_the_watcher_returns_the_form_map_of_its_run(tmp_path: Path) -> None:
     cache = FormCache(_formcache.forms_dir(tmp_path / "cache"))
     key = _stored(cache)
     with SpoolWatcher(ws, tmp_path / "cache", SCOPE) as watcher:
-        note = ws / ".home" / ".formspool" / f"{key}.hit"
-        note.write_text(MODULE)  # the run's last moment: taken when the run ends
+        spool = ws / ".home" / ".formspool"
+        # written as the hook writes it (a temporary name, then a rename): a note created
+        # empty and filled after is taken by the watcher, woken by inotify, while empty
+        (spool / ".note.tmp").write_text(MODULE)
+        os.replace(spool / ".note.tmp", spool / f"{key}.hit")
     assert _formcache.forms_used(watcher) == {MODULE: key}
     assert _formcache.forms_used(None) == {}
 
