@@ -77,11 +77,13 @@ def test_c_text_with_another_prologue_gets_no_pch(tmp_path: Path) -> None:
 def test_no_pch_when_it_cannot_be_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     c_text = _module_c(tmp_path)
     monkeypatch.setenv("SCIGATE_CACHE_DIR", str(tmp_path / "cache"))
+    options = _formcache._compile_options
     monkeypatch.setattr(_formcache, "_compile_options", lambda flags, base: ["--no-such-option"])
     assert _formcache.precompiled_headers(c_text, FLAGS, BASE) is None
     assert list((tmp_path / "cache" / "pch").iterdir()) == []  # no half-built PCH left
-    monkeypatch.setattr(_formcache, "_compiler", lambda: ["false"])  # no version: no PCH
-    assert _formcache.precompiled_headers(c_text, FLAGS, BASE) is None
+    monkeypatch.setattr(_formcache, "_compile_options", options)  # good options again
+    no_version = {**BASE, "cc": ["false"]}  # a compiler with no version: no PCH
+    assert _formcache.precompiled_headers(c_text, FLAGS, no_version) is None
 
 
 TRUSTED_SCRIPT = """

@@ -184,7 +184,7 @@ def precompiled_headers(c_text: bytes, flags: dict, base: dict) -> Path | None:
         return None
     # under the cache the trusted compile's sandbox binds (its default, read-only)
     options = _compile_options(flags, base)
-    return _pch.precompiled(default_cache_dir().resolve(), options, _compiler())
+    return _pch.precompiled(default_cache_dir().resolve(), options, base["cc"])
 
 
 # The sandbox runners that run trusted compiles: `_runner` registers its `execute` and
