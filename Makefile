@@ -8,6 +8,10 @@ PYTEST_ARGS ?=
 # two cores; a file's tests stay on one worker (module fixtures, warm servers) and the
 # Ray files share one (tests/conftest.py).
 PYTEST_WORKERS ?= 4
+# Machines that set PYTHONDONTWRITEBYTECODE make every test worker rewrite and compile every
+# test module, and every `python -m scigate` child compile scigate again (collection 16 s
+# a worker instead of 9 s): the suite writes bytecode, as a developer's machine does.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: test demo docs lint format bench clean venv
 
