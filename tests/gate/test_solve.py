@@ -52,8 +52,9 @@ def test_external_solver_command(candidate_dir: Path, tmp_path: Path) -> None:
 
 def test_external_solver_timeout(candidate_dir: Path) -> None:
     cand = load_candidate(candidate_dir)
-    r = asyncio.run(solve_with_command(cand, "sleep 30", time_limit=1.5))
-    assert not r.solved and r.reason.startswith("timeout") and r.seconds < 10
+    r = asyncio.run(solve_with_command(cand, "sleep 600", time_limit=1.5))
+    # stopped at its 1.5 s limit, not when the command's 600 s ended (a bound 40x the limit)
+    assert not r.solved and r.reason.startswith("timeout") and r.seconds < 60
 
 
 def test_cli_solve_json(candidate_dir: Path) -> None:

@@ -374,7 +374,10 @@ class Model(ABC):
 
         output.latency = time.perf_counter() - start
         output.queued = round(queued, 6)
-        output.cost = self._cost(output)
+        # Off the event loop: the price table's first load and the record's write (a
+        # SQLite commit of the whole conversation, now and then a WAL checkpoint) would
+        # hold up every other call and gate of the run while they last.
+        output.cost = await asyncio.to_thread(self._cost, output)
         await self._record(
             ModelCallRecord(
                 spec=self.name,
@@ -415,8 +418,14 @@ class Model(ABC):
         return cost
 
     async def _record(self, record: ModelCallRecord) -> None:
+        """Hand `record` to the recorder: a coroutine recorder is awaited, a plain one
+        runs in a worker thread (recorders are thread-safe: the store's connections are
+        per thread) so that its write never blocks the event loop."""
         if self.recorder is None:
             return
-        result = self.recorder(record)
+        if inspect.iscoroutinefunction(self.recorder):
+            result = self.recorder(record)
+        else:
+            result = await asyncio.to_thread(self.recorder, record)
         if inspect.isawaitable(result):
             await result
