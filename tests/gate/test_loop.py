@@ -5,11 +5,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from _gate_runs import scigate_in_process
+from _wait import wait_until
 from scigate.store import Store
 
 from .conftest import model_spec
@@ -17,16 +18,10 @@ from .conftest import model_spec
 GEN = model_spec("generator:writes_candidates")
 
 
-def _run(
-    db: Path, *args: str, env: dict | None = None, check: bool = True
-) -> subprocess.CompletedProcess:
-    p = subprocess.run(
-        [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+def _run(db: Path, *args: str, env: dict | None = None, check: bool = True):
+    """`scigate gate run` in this process (the tests that signal or kill a run start one
+    of its own)."""
+    p = scigate_in_process("gate", "run", "--db", str(db), *args, env=env)
     if check:
         assert p.returncode == 0, p.stderr[-2000:]
     return p
@@ -102,26 +97,26 @@ def test_generator_that_writes_nothing_is_recorded(tmp_path: Path) -> None:
     store.close()
 
 
+def _attempts(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with Store(db) as s:
+        return len(s.attempts())
+
+
 def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "run.db"
+    """Killed while round 2 is held in its generation (rounds 0 and 1 recorded)."""
+    db, hold = tmp_path / "run.db", tmp_path / "hold"
     args = [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *_common(5)]
     proc = subprocess.Popen(
         args,
-        env={**os.environ, "SCIGATE_TEST_SLOW": "1.5"},
+        env={**os.environ, "SCIGATE_TEST_HOLD": str(hold)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.time() + 120
     try:
-        while time.time() < deadline:
-            time.sleep(0.3)
-            if db.exists():
-                with Store(db) as s:
-                    if len(s.attempts()) >= 3:
-                        break
-        else:
-            pytest.fail("the run made no progress")
+        wait_until(lambda: _attempts(db) >= 2, message="the run made no progress")
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -183,24 +178,22 @@ def test_non_positive_time_limits_exit_2_before_any_write(tmp_path: Path, option
     ],
 )
 def test_interrupted_run_is_marked_and_resumes(tmp_path: Path, sig: int, sigint) -> None:
-    db = tmp_path / "run.db"
+    """Signalled while round 2 is held in its generation; let go after the signal."""
+    db, hold = tmp_path / "run.db", tmp_path / "hold"
     args = [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *_common(4)]
     proc = subprocess.Popen(
         args,
-        env={**os.environ, "SCIGATE_TEST_SLOW": "3"},
+        env={**os.environ, "SCIGATE_TEST_HOLD": str(hold)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        time.sleep(0.3)
-        if db.exists():
-            with Store(db) as s:
-                if len(s.attempts()) >= 2:
-                    break
-    proc.send_signal(sig)
+    try:
+        wait_until(lambda: _attempts(db) >= 2, message="the run made no progress")
+        proc.send_signal(sig)
+    finally:
+        hold.touch()  # the held generator thread returns: the process can end
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err[-2000:]
     assert "interrupted" in err and "Traceback" not in err

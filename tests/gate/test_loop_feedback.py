@@ -3,13 +3,13 @@ the generator's own time, balance and seed controls, near-duplicate rejection, a
 in-loop funnel apart from post-generation rescreens."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from _gate_runs import scigate_in_process
 from scigate.store import Store
 
 from .conftest import model_spec
@@ -19,13 +19,9 @@ SLOW_SCREEN = model_spec("screens:slow_largest")
 
 
 def _run(db: Path, *args: str, env: dict | None = None, check: bool = True):
-    p = subprocess.run(
-        [sys.executable, "-m", "scigate", "gate", "run", "--db", str(db), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+    """`scigate gate run` in this process (what the run records is under test, not the
+    process: the warm sandbox servers of earlier runs are reused)."""
+    p = scigate_in_process("gate", "run", "--db", str(db), *args, env=env)
     if check:
         assert p.returncode == 0, p.stderr[-2000:]
     return p

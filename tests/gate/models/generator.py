@@ -3,7 +3,8 @@
 Round 0 writes a good candidate, round 1 a broken one (two printed lines), round 2 the
 round-0 question with other options (an exact duplicate question), later rounds new
 good candidates. Every prompt it sees is appended to $SCIGATE_TEST_PROMPTS when set;
-$SCIGATE_TEST_SLOW makes rounds >= 2 take that many seconds; $SCIGATE_TEST_GEN_SLEEP
+$SCIGATE_TEST_HOLD makes rounds >= 2 wait until that file exists (a test holds the run
+mid-round, signals it, then lets it go); $SCIGATE_TEST_GEN_SLEEP
 makes every round's generation take that many seconds; $SCIGATE_TEST_REPROPOSE
 makes round 1 repeat round 0's question and options with another proposal;
 $SCIGATE_TEST_DISTINCT makes rounds >= 3 ask questions unlike each other's.
@@ -81,8 +82,11 @@ def writes_candidates(messages, tools=None, **settings):
                     )
                     + "\n"
                 )
-        if round_index >= 2 and os.environ.get("SCIGATE_TEST_SLOW"):
-            time.sleep(float(os.environ["SCIGATE_TEST_SLOW"]))
+        hold = os.environ.get("SCIGATE_TEST_HOLD")
+        if round_index >= 2 and hold:
+            deadline = time.monotonic() + 120
+            while not os.path.exists(hold) and time.monotonic() < deadline:
+                time.sleep(0.01)
         time.sleep(float(os.environ.get("SCIGATE_TEST_GEN_SLEEP", "0")))
         code = "import os, json\nos.makedirs('candidate', exist_ok=True)\n"
         for name, text in _files(round_index).items():
