@@ -7,12 +7,11 @@ import ast
 import json
 import re
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from _gate_runs import scigate_in_process
 from scigate.gate import _loop
 from scigate.gate._export import accepted_records
 from scigate.gate._funnel import funnel_of_run
@@ -150,32 +149,10 @@ def test_v_funnel_is_the_funnel_the_cli_prints_on_a_template_run(tmp_path: Path)
     """`scigate gate run` on FEniCSx templates with cue screens and no solver, as the demo
     runs it: the funnel it prints is the run's row of v_funnel."""
     db = tmp_path / "tg.db"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scigate",
-            "gate",
-            "run",
-            "--domain",
-            "fenicsx",
-            "--generator",
-            "templates",
-            "--rounds",
-            "4",
-            "--seed",
-            "1",
-            "--screen",
-            "cue/middle",
-            "--screen",
-            "cue/letter-C",
-            "--db",
-            str(db),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
+    run = scigate_in_process(
+        *("gate", "run", "--domain", "fenicsx", "--generator", "templates"),
+        *("--rounds", "4", "--seed", "1", "--screen", "cue/middle", "--screen", "cue/letter-C"),
+        *("--db", str(db), "--json"),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout)
