@@ -43,12 +43,33 @@ def marked_pids(token: str) -> list[int]:
     return found
 
 
-def wait_gone(token: str, seconds: float = 5.0) -> list[int]:
-    """Wait until no process carries the marker; the pids still there after `seconds`."""
+def wait_gone(token: str, seconds: float = 60.0) -> list[int]:
+    """Wait until no process carries the marker; the pids still there after `seconds`
+    (a deadline far beyond what the kill takes: it only decides when a failing test
+    gives up)."""
     deadline = time.monotonic() + seconds
     while (left := marked_pids(token)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
+
+
+@pytest.fixture
+def backstops(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether the caller's backstop had to stop each run (cold or warm), in order: the
+    flag `_runner.pump` returns, recorded instead of inferred from a run's duration."""
+    from scigate.sandbox import _runner, _warm
+
+    seen: list[bool] = []
+    real = _runner.pump
+
+    def pump(*args, **kwargs):
+        out, err, backstop = real(*args, **kwargs)
+        seen.append(backstop)
+        return out, err, backstop
+
+    monkeypatch.setattr(_runner, "pump", pump)
+    monkeypatch.setattr(_warm, "pump", pump)
+    return seen
 
 
 @pytest.fixture

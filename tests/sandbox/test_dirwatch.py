@@ -5,12 +5,14 @@ ending the watcher does not wait out its idle period."""
 from __future__ import annotations
 
 import os
+import select
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from _wait import wait_until
 from scigate.sandbox._dirwatch import DirWaiter
 
 
@@ -21,8 +23,39 @@ def dir_fd(tmp_path: Path):
     os.close(fd)
 
 
-def _later(seconds: float, action) -> None:
-    threading.Timer(seconds, action).start()
+#: a wait's own timeout, far beyond the test's deadline: a wait that returns at all
+#: was woken by the entry (the order of events), not by its timeout
+FOREVER = 3600.0
+
+
+def _waiting(waiter: DirWaiter) -> threading.Thread:
+    """A thread blocked in `waiter.wait(FOREVER)` (once it has started)."""
+    entered = threading.Event()
+    real = waiter.wait
+
+    def wait() -> None:
+        entered.set()
+        real(FOREVER)
+
+    thread = threading.Thread(target=wait, daemon=True)
+    thread.start()
+    assert entered.wait(60)
+    return thread
+
+
+def _returns(waiter: DirWaiter, thread: threading.Thread, what: str) -> None:
+    try:
+        wait_until(lambda: not thread.is_alive(), message=f"{what} did not wake the wait")
+    except AssertionError:
+        waiter.wake()  # a failing test leaves no thread behind
+        thread.join()
+        raise
+
+
+def _pending(waiter: DirWaiter) -> bool:
+    """Whether inotify has an event queued for the waiter (what wakes its select)."""
+    assert waiter.notify is not None
+    return bool(select.select([waiter.notify], [], [], 0)[0])
 
 
 def test_a_new_entry_wakes_the_wait(tmp_path: Path, dir_fd: int) -> None:
@@ -31,14 +64,12 @@ def test_a_new_entry_wakes_the_wait(tmp_path: Path, dir_fd: int) -> None:
     t0 = time.monotonic()
     waiter.wait(0.2)  # the control: nothing lands, the timeout passes
     assert time.monotonic() - t0 >= 0.19
-    _later(0.05, lambda: (tmp_path / "x.req").write_text("r"))
-    t0 = time.monotonic()
-    waiter.wait(10)
-    assert time.monotonic() - t0 < 2
-    _later(0.05, lambda: os.replace(tmp_path / "x.req", tmp_path / "y.req"))  # renamed in
-    t0 = time.monotonic()
-    waiter.wait(10)
-    assert time.monotonic() - t0 < 2
+    thread = _waiting(waiter)
+    (tmp_path / "x.req").write_text("r")
+    _returns(waiter, thread, "a file written")
+    thread = _waiting(waiter)
+    os.replace(tmp_path / "x.req", tmp_path / "y.req")  # renamed in
+    _returns(waiter, thread, "a file renamed in")
     waiter.close()
 
 
@@ -51,14 +82,12 @@ def test_the_directory_is_watched_by_descriptor(tmp_path: Path) -> None:
     waiter = DirWaiter(fd)
     spool.rename(tmp_path / "moved")
     spool.mkdir()
-    _later(0.05, lambda: (spool / "decoy").write_text("x"))
-    t0 = time.monotonic()
-    waiter.wait(0.3)
-    assert time.monotonic() - t0 >= 0.29  # the new directory is not watched
-    _later(0.05, lambda: (tmp_path / "moved" / "real").write_text("x"))
-    t0 = time.monotonic()
-    waiter.wait(10)
-    assert time.monotonic() - t0 < 2
+    (spool / "decoy").write_text("x")  # inotify queues an event as the write closes
+    assert not _pending(waiter)  # the new directory is not watched
+    (tmp_path / "moved" / "real").write_text("x")
+    assert _pending(waiter)  # the control: an entry where it is watched is queued
+    thread = _waiting(waiter)
+    _returns(waiter, thread, "an entry in the watched directory")
     waiter.close()
     os.close(fd)
 

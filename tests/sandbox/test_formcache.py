@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from _wait import wait_until
 from scigate.errors import BadInput
 from scigate.sandbox import _formcache, _formhook
 from scigate.sandbox._formcache import FormCache, SpoolWatcher, handle_request, serve_spool
@@ -564,25 +565,35 @@ def test_a_run_gets_no_weak_or_malformed_scope(scope: str) -> None:
 def test_the_watcher_answers_at_once_and_ends_without_waiting(
     tmp_path: Path, compiled, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the watcher's listings made 30 s apart, only its wake-up on a new spool
-    entry (`_dirwatch`) can make the answer quick, and only the wake-up on exit the end."""
-    import time
+    """With the watcher's listings an hour apart, only its wake-up on a new spool entry
+    (`_dirwatch`) can answer within the test's deadline, and only the wake-up on exit
+    can end it: the order of events, not a duration."""
+    import threading
 
-    monkeypatch.setattr(_formcache, "POLL_SECONDS", 30.0)
-    monkeypatch.setattr(_formcache, "IDLE_SECONDS", 30.0)
+    monkeypatch.setattr(_formcache, "POLL_SECONDS", 3600.0)
+    monkeypatch.setattr(_formcache, "IDLE_SECONDS", 3600.0)
     key = form_key(C_TEXT.encode(), MODULE, FLAGS, SCOPE)
     ws = tmp_path / "ws"
     ws.mkdir()
-    t0 = time.monotonic()
-    with SpoolWatcher(ws, tmp_path / "cache", SCOPE):
+    watcher = SpoolWatcher(ws, tmp_path / "cache", SCOPE)
+    waiting = threading.Event()
+    real_wait = watcher.waiter.wait
+
+    def wait(timeout: float) -> None:  # the first listing is done: it waits now
+        waiting.set()
+        real_wait(timeout)
+
+    monkeypatch.setattr(watcher.waiter, "wait", wait)
+    # the exit, in a thread so that a lost wake-up fails the test, not hangs it
+    ended = threading.Thread(target=lambda: watcher.__exit__(None, None, None), daemon=True)
+    watcher.__enter__()
+    try:
         spool = ws / ".home" / ".formspool"
-        time.sleep(0.1)  # past the watcher's first listing: it waits now
+        assert waiting.wait(60)
         (spool / f"{key}.req.tmp").write_bytes(_request())
         os.replace(spool / f"{key}.req.tmp", spool / f"{key}.req")
-        for _ in range(1000):
-            if (spool / f"{key}.ok").exists():
-                break
-            time.sleep(0.002)
-        assert (spool / f"{key}.ok").exists()
-    assert time.monotonic() - t0 < 5
+        wait_until(lambda: (spool / f"{key}.ok").exists(), message="never answered")
+    finally:
+        ended.start()
+    wait_until(lambda: not ended.is_alive(), message="the exit waited for the listing")
     assert compiled == [C_TEXT.encode()]

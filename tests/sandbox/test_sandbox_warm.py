@@ -10,12 +10,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 from test_sandbox_run import BWRAP_WORKS, DOLFINX_SCRIPT, TREE, _gone, _netns, _pids
 
+from _wait import wait_until
 from conftest import marked_pids, wait_gone
 from scigate.sandbox import (
     Limits,
@@ -28,7 +28,6 @@ from scigate.sandbox import (
     warm_status,
 )
 from scigate.sandbox._isolation import WORKSPACE
-from scigate.sandbox._runner import GRACE_SECONDS
 
 # A cheap preload keeps these tests fast; what matters is that the run is forked.
 LIGHT = ("json",)
@@ -60,19 +59,20 @@ def _server_pid_of_run(ws: Path, preload: tuple[str, ...] = LIGHT) -> int:
 
 
 @pytest.mark.parametrize("network", [False, True], ids=["bwrap-if-available", "no-bwrap"])
-def test_timeout_kills_whole_tree_including_setsid(ws: Path, network: bool, mark) -> None:
+def test_timeout_kills_whole_tree_including_setsid(
+    ws: Path, network: bool, mark, backstops: list[bool]
+) -> None:
     token, env = mark
-    start = time.monotonic()
     limits = Limits(wall_seconds=2, network=network)
     result = run_python(TREE, workspace=ws, limits=limits, preload=LIGHT, env=env)
-    elapsed = time.monotonic() - start
     pids = _pids(result.stdout)
     assert len(set(pids)) == 4
     assert result.timed_out and not result.ok
     # killed on the supervisor's clock (which starts with the run, not with a start-up
-    # that a loaded machine slows), and the caller's backstop never had to act
-    assert result.seconds < 2 + 2
-    assert elapsed < 2 + GRACE_SECONDS
+    # that a loaded machine slows): not before the limit, and before the caller's
+    # backstop had to act (recorded, not guessed from how long the run took)
+    assert result.seconds >= 2
+    assert backstops == [False]
     assert wait_gone(token) == []
     assert result.reason == "timed out after 2 s; killed 4 processes"
     # the run was forked from the server, which is still there for the next run
@@ -217,11 +217,10 @@ def test_process_count_limit_kills_tree(ws: Path) -> None:
         "import subprocess\nps = [subprocess.Popen(['sleep', '1000']) for _ in range(30)]\n"
         "import time; time.sleep(1000)"
     )
-    start = time.monotonic()
-    limits = Limits(max_processes=10, wall_seconds=20)
+    limits = Limits(max_processes=10, wall_seconds=60)
     result = run_python(code, workspace=ws, limits=limits, preload=LIGHT)
-    assert time.monotonic() - start < 20  # not the wall clock
-    assert result.seconds < 5  # the supervisor's clock, without the sandbox's start-up
+    # stopped by the count, before the wall clock (the script itself never ends)
+    assert not result.timed_out and result.seconds < 60
     # the cgroup refuses the 11th task, or the supervisor counts 11 processes first
     assert re.match(
         r"exceeded the limit of 10 (processes|tasks \(processes and threads\)); killed ",
@@ -342,18 +341,15 @@ def test_no_server_outlives_its_caller(ws: Path, tmp_path: Path, ending: str) ->
     token = None
     if ending == MID_RUN:
         token = MID_RUN_TOKEN
-        deadline = time.monotonic() + 10
-        while not marked_pids(token) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert marked_pids(token)
+        wait_until(lambda: marked_pids(token), message="the mid-run run never started")
     if ending != "pass":
         proc.kill()
     proc.wait(timeout=20)
     proc.stdout.close()
-    deadline = time.monotonic() + 5
-    while not (_gone(server) and (token is None or not marked_pids(token))):
-        assert time.monotonic() < deadline, (server, token)
-        time.sleep(0.05)
+    wait_until(
+        lambda: _gone(server) and (token is None or not marked_pids(token)),
+        message=lambda: f"left behind: server {server} gone {_gone(server)}, run {token}",
+    )
 
 
 def test_stop_warm_servers(ws: Path) -> None:
@@ -448,16 +444,21 @@ def test_a_forked_child_starts_its_own_servers(ws: Path, tmp_path: Path) -> None
             os._exit(0 if result.ok and result.stdout == "2\n" else 1)
         finally:
             os._exit(2)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    reaped: list[int] = []
+
+    def reap() -> bool:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            assert os.waitstatus_to_exitcode(status) == 0
-            return
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    raise AssertionError("the forked child hung starting a warm server")
+            reaped.append(status)
+        return bool(done)
+
+    try:
+        wait_until(reap, message="the forked child hung starting a warm server")
+    finally:
+        if not reaped:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(reaped[0]) == 0
 
 
 async def test_a_released_server_never_clears_a_workspace_not_yet_moved_back(
