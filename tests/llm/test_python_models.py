@@ -227,3 +227,21 @@ async def test_bad_messages_are_bad_input(policy, messages, fragment):
 async def test_bad_layer_settings_are_bad_input(policy, query, fragment):
     with pytest.raises(BadInput, match=fragment):
         await get_model(policy("echo", query)).generate(USER)
+
+
+def test_loading_a_model_file_writes_nothing_beside_it(tmp_path, monkeypatch):
+    """The user's folder is theirs: no __pycache__ is left next to a python/ model file,
+    whether or not the interpreter writes bytecode."""
+    import sys
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    (tmp_path / "mine.py").write_text("def f(messages, tools=None, **kw):\n    return 'a'\n")
+    model = get_model(f"python/{tmp_path}/mine.py:f")
+    assert asyncio.run(model.generate(USER)).text == "a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py"]
+
+
+def test_a_model_file_that_does_not_compile_is_bad_input(tmp_path):
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    with pytest.raises(BadInput, match=r"cannot load python model file.*SyntaxError"):
+        get_model(f"python/{tmp_path}/broken.py:f")

@@ -46,7 +46,10 @@ def _load_module(path: Path, spec: str) -> ModuleType:
         module = importlib.util.module_from_spec(module_spec)
         sys.modules[name] = module
         try:
-            module_spec.loader.exec_module(module)
+            # Compiled here rather than by the file loader, which would write a
+            # __pycache__ beside the user's file: their folder is not ours to change.
+            code = compile(resolved.read_bytes(), str(resolved), "exec", dont_inherit=True)
+            exec(code, module.__dict__)
         except Exception as exc:
             sys.modules.pop(name, None)
             detail = " ".join(str(exc).split())
