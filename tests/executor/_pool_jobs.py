@@ -31,26 +31,48 @@ def warm_run(i: int, preload: tuple[str, ...], code: str = "", limits=None) -> d
     }
 
 
-def cancelled_warm_run(preload: tuple[str, ...], after: float) -> dict:
-    """Starts a 60 s warm run, cancels it after `after` s; how long that took and how many
-    runs the node's pool actor still has in flight once they had 10 s to end (the run
-    itself would take 60)."""
+#: a run far longer than any wait in these tests: a cancel that did not reach it shows as
+#: a wait that runs out, never as a test that passes slowly
+SLEEP_SECONDS = 3600
+
+
+def cancelled_warm_run(preload: tuple[str, ...]) -> dict:
+    """Starts an hour-long warm run, cancels it once the node's pool actor runs it; how
+    long the cancel took to return and how many runs the actor still has in flight once
+    it has none (or 120 s passed)."""
     import asyncio
     import shutil
+    import sys
     import tempfile
 
     import ray
 
     from scigate.executor._pools import installed_pools, pool_name
-    from scigate.sandbox import arun_python
+    from scigate.sandbox import Limits, arun_python
 
     ws = Path(tempfile.mkdtemp(prefix="scigate-test-ws-"))
 
+    def actor_running() -> int:
+        pools = installed_pools()
+        actor = (
+            pools.actors.get(pool_name(sys.executable, preload, pools.node_id)) if pools else None
+        )
+        return ray.get(actor.status.remote())["running"] if actor else 0
+
     async def go() -> float:
         task = asyncio.ensure_future(
-            arun_python("import time; time.sleep(60)", workspace=ws, preload=preload)
+            arun_python(
+                f"import time; time.sleep({SLEEP_SECONDS})",
+                workspace=ws,
+                preload=preload,
+                limits=Limits(wall_seconds=2 * SLEEP_SECONDS),
+            )
         )
-        await asyncio.sleep(after)
+        end = time.monotonic() + 120
+        while not await asyncio.to_thread(actor_running):  # it runs there: cancel it now
+            assert not task.done(), task
+            assert time.monotonic() < end, "the run did not reach the pool actor in 120 s"
+            await asyncio.sleep(0.05)
         start = time.monotonic()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -61,14 +83,8 @@ def cancelled_warm_run(preload: tuple[str, ...], after: float) -> dict:
         seconds = asyncio.run(go())
     finally:
         shutil.rmtree(ws, ignore_errors=True)
-    pools = installed_pools()
-    import sys
-
-    actor = pools.actors[pool_name(sys.executable, preload, pools.node_id)]
-    # a run that reached the actor after its cancel (a loaded node) is cancelled when it
-    # starts there, so it may be in flight a moment longer: wait for that, not its 60 s
-    deadline = time.monotonic() + 10.0
-    while (running := ray.get(actor.status.remote())["running"]) and time.monotonic() < deadline:
+    end = time.monotonic() + 120
+    while (running := actor_running()) and time.monotonic() < end:
         time.sleep(0.1)
     return {"seconds": seconds, "running": running}
 

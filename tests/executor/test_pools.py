@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from _wait import wait_until
 from scigate.executor import Job
 from scigate.sandbox import Limits, run_python
 
 from . import _pool_jobs
-from ._pool_jobs import cancelled_warm_run, warm_run, warm_run_with_a_new_secret
+from ._pool_jobs import (
+    SLEEP_SECONDS,
+    cancelled_warm_run,
+    warm_run,
+    warm_run_with_a_new_secret,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +72,7 @@ def test_runs_of_several_tasks_share_one_pool_actor_per_node(ray_executor):
 def test_limits_and_results_equal_a_local_run(ray_executor, tmp_path):
     preload = ("csv",)
     cases = [
-        ("import time; time.sleep(30)", Limits(wall_seconds=1)),
+        ("import time; time.sleep(600)", Limits(wall_seconds=1)),
         ("x = bytearray(2 << 30)", Limits(memory_bytes=512 << 20)),
         ("import sys; print('out'); sys.exit(3)", Limits()),
     ]
@@ -87,7 +93,7 @@ def test_limits_and_results_equal_a_local_run(ray_executor, tmp_path):
             include=set(fields)
         ), code
     timeout = results["0"].value["result"]
-    assert timeout.timed_out and timeout.seconds < 10
+    assert timeout.timed_out and timeout.seconds < 60  # the 1 s limit, not the 600 s sleep
     assert results["1"].value["result"].memory_exceeded
     assert results["2"].value["result"].exit_code == 3
 
@@ -100,10 +106,12 @@ def test_output_is_redacted_of_the_tasks_own_credentials(ray_executor):
 
 
 def test_a_cancelled_run_ends_in_the_pool_actor(ray_executor):
-    results = ray_executor.run_all([Job(id="c", fn=cancelled_warm_run, args=(("string",), 2.0))])
+    results = ray_executor.run_all([Job(id="c", fn=cancelled_warm_run, args=(("string",),))])
     assert results["c"].ok, results["c"].error
     seen = results["c"].value
-    assert seen["seconds"] < 10  # not the run's 60 s
+    # the run sleeps an hour: a cancel that waited for it, or an actor that kept it in
+    # flight, fails these by far (a cancel takes well under a second)
+    assert seen["seconds"] < SLEEP_SECONDS / 60
     assert seen["running"] == 0
 
 
@@ -215,29 +223,31 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
     for i in range(busy):
         ws = tmp_path / str(i)
         ws.mkdir()
-        (ws / "s.py").write_text("import time; time.sleep(60)")
+        (ws / "s.py").write_text(f"import time; time.sleep({SLEEP_SECONDS})")
         run = warm_run(
             [sys.executable, "s.py"],
             workspace=ws,
-            limits=Limits(wall_seconds=90),
+            limits=Limits(wall_seconds=2 * SLEEP_SECONDS),
             env=None,
             cache_dir=None,
             preload=preload,
         )
         refs.append(actor.run.remote(run, f"r{i}"))
     # a new actor's process start on a loaded node is allowed LOOKUP_SECONDS, as in use
-    deadline = time.monotonic() + LOOKUP_SECONDS
-    while ray.get(_control(actor.status).remote(), timeout=LOOKUP_SECONDS)["running"] < busy:
-        assert time.monotonic() < deadline, "the runs did not all start"
-        time.sleep(0.2)
+    wait_until(
+        lambda: ray.get(_control(actor.status).remote(), timeout=LOOKUP_SECONDS)["running"] >= busy,
+        timeout=2 * LOOKUP_SECONDS,
+        interval=0.2,
+        message="the runs did not all start",
+    )
     # one more run, queued behind the busy threads, cancelled: its task does not wait for
-    # a thread (up to the runs' 60 s); the actor cancels it when it gets one
+    # a thread (up to the runs' hour); the actor cancels it when it gets one
     (ws := tmp_path / "queued").mkdir()
-    (ws / "s.py").write_text("import time; time.sleep(60)")
+    (ws / "s.py").write_text(f"import time; time.sleep({SLEEP_SECONDS})")
     queued = warm_run(
         [sys.executable, "s.py"],
         workspace=ws,
-        limits=Limits(wall_seconds=90),
+        limits=Limits(wall_seconds=2 * SLEEP_SECONDS),
         env=None,
         cache_dir=None,
         preload=preload,
@@ -251,24 +261,27 @@ def test_cancel_and_status_reach_a_pool_actor_whose_run_threads_are_all_busy(
         cancel.set()
         return real_wait(*args, **kwargs)
 
-    start = time.monotonic()
+    got: list = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ray, "wait", wait)
-        result = pools(queued, cancel)
+        asker = threading.Thread(target=lambda: got.append(pools(queued, cancel)), daemon=True)
+        asker.start()
+        # the busy runs sleep an hour: a cancel that waited for a thread runs this out
+        wait_until(lambda: got, timeout=120, message="the queued cancel waited for a thread")
+    (result,) = got
     assert not result.ok and result.reason.startswith("cancelled"), result.reason
-    assert time.monotonic() - start < 20
-    assert ray.get(_control(actor.status).remote(), timeout=10)["running"] == busy  # still
-    start = time.monotonic()
-    assert all(ray.get([_control(actor.cancel).remote(f"r{i}") for i in range(busy)], timeout=10))
-    results = ray.get(refs, timeout=30)
-    assert time.monotonic() - start < 20  # not the runs' 60 s
+    status = ray.get(_control(actor.status).remote(), timeout=LOOKUP_SECONDS)
+    assert status["running"] == busy  # still
+    cancels = [_control(actor.cancel).remote(f"r{i}") for i in range(busy)]
+    assert all(ray.get(cancels, timeout=LOOKUP_SECONDS))
+    results = ray.get(refs, timeout=120)  # not the runs' hour
     assert not any(r.ok for r in results)
     # the runs that waited for a server were cancelled there; they used to go cold with
     # the cancel set, and a bwrap killed as it started left its namespace init behind
     assert _holding(tmp_path) == []
 
 
-def _holding(path: Path, seconds: float = 10.0) -> list[int]:
+def _holding(path: Path, seconds: float = 60.0) -> list[int]:
     """Pids whose cwd or descriptors are in `path` (deleted or not), after `seconds` for
     killed processes to go."""
     import os
@@ -295,7 +308,8 @@ def test_a_run_cancelled_while_the_registry_makes_its_actor_ends_at_once(ray_exe
     having started nothing anywhere."""
     import ray
 
-    from scigate.executor._pools import LOOKUP_SECONDS, NodePools
+    from scigate.executor import _pools
+    from scigate.executor._pools import NodePools
     from scigate.sandbox import warm_status
     from scigate.sandbox._delegate import warm_run
 
@@ -318,13 +332,17 @@ def test_a_run_cancelled_while_the_registry_makes_its_actor_ends_at_once(ray_exe
             cancel.set()
             return real_wait(*args, **kwargs)
 
-        start = time.monotonic()
+        got: list = []
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(ray, "wait", wait)
-            result = pools(run, cancel)
-        took = time.monotonic() - start
+            # a lookup that ignored the cancel would wait out the hour (the registry
+            # answers after ten minutes) long past this test's wait for the result
+            mp.setattr(_pools, "LOOKUP_SECONDS", 3600.0)
+            asker = threading.Thread(target=lambda: got.append(pools(run, cancel)), daemon=True)
+            asker.start()
+            wait_until(lambda: got, message="the cancelled lookup did not return")
+        (result,) = got
         assert not result.ok and result.reason.startswith("cancelled"), result.reason
-        assert took < LOOKUP_SECONDS / 3, f"{took:.1f} s"
         assert pools.actors == {}  # no actor was waited for
         assert not any(p["preload"] == ["sched"] for p in warm_status())  # nor run here
     finally:
