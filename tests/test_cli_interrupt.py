@@ -48,3 +48,38 @@ def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(hooked, sigint
     else:
         assert out.stdout.strip() == "went on"
         assert "Exception ignored" in out.stderr
+
+
+def test_sigterm_cancels_the_main_task_of_a_cli_coroutine() -> None:
+    """With SIGINT ignored (a background job) asyncio's own Ctrl-C handling is off, and
+    the CLI's SIGTERM handler raised KeyboardInterrupt inside whichever task ran: the loop
+    ended with "Task exception was never retrieved" and a traceback. `run_async` makes
+    SIGTERM cancel the main task (which unwinds and marks its run) and raises
+    KeyboardInterrupt after it, and leaves the process's SIGTERM handler as it found it."""
+    import asyncio
+    import os
+    import signal
+
+    from scigate.cli import _terminate_as_interrupt
+    from scigate.cli._async import run_async
+
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    old_term = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    seen: list[str] = []
+
+    async def run() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(60)
+        except BaseException as exc:
+            seen.append(type(exc).__name__)
+            raise
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_async(run())
+        assert seen == ["CancelledError"]  # not a KeyboardInterrupt raised inside the task
+        assert signal.getsignal(signal.SIGTERM) is _terminate_as_interrupt
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import dataclass, replace
@@ -45,6 +44,7 @@ from scigate.agents import (
     tool_line,
     write_result,
 )
+from scigate.cli._async import run_async
 from scigate.cli._console import inert, inert_markup, one_line, print_json
 from scigate.cli._executor import (
     ExecutorOption,
@@ -392,7 +392,7 @@ def run_cmd(
                 tmp.cleanup()
 
     with running(record):  # the run's final status, on every way out
-        traj, ctx = asyncio.run(go())
+        traj, ctx = run_async(go())
     if json_out:
         print_json(console, json.loads(traj.model_dump_json()))
         return
@@ -719,7 +719,7 @@ def _run_evaluation(
         workers = open_executor(*executor)
         try:
             with view.progress:
-                result = asyncio.run(
+                result = run_async(
                     evaluate(
                         models.llm,
                         tasks,
@@ -738,7 +738,7 @@ def _run_evaluation(
                     )
                 )
             if checkpoint_train:
-                stages = asyncio.run(
+                stages = run_async(
                     accumulation_checkpoints(
                         models.llm,
                         tasks,

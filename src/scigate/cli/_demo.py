@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from scigate.cli._async import run_async
 from scigate.cli._console import inert_markup
 from scigate.cli._stacks import require_domain_stack
 from scigate.errors import BadInput
@@ -95,7 +95,7 @@ def demo(
     )
     store = Store(db)
     with funnel_progress(console, rounds, "generating and verifying") as on_progress:
-        run_id, funnel = asyncio.run(run_loop(cfg, store, resume=not fresh, progress=on_progress))
+        run_id, funnel = run_async(run_loop(cfg, store, resume=not fresh, progress=on_progress))
     files = build_report(store, out / "report")
     n = export_jsonl(store, out / "accepted.jsonl")
     store.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 
+from scigate.cli._async import run_async
 from scigate.cli._console import inert_markup, one_line, untrusted
 from scigate.cli._executor import (
     ExecutorOption,
@@ -155,7 +155,7 @@ def screen_cmd(
         check_spec(model)  # a missing key or file is a configuration error before any work
     cand = load_candidate(directory, require_solution=False)
     responder = make_responder(model)
-    result = asyncio.run(
+    result = run_async(
         run_screen(cand, responder, calls=calls, seed=seed, early_stop=not no_early_stop)
     )
     lines = [
@@ -223,7 +223,7 @@ def solve_cmd(
     cand = load_candidate(directory, require_solution=False)
     get_domain(domain)  # an unknown domain is bad input before any work
     if model is not None:
-        result = asyncio.run(
+        result = run_async(
             solve_with_model(
                 cand,
                 model,
@@ -235,7 +235,7 @@ def solve_cmd(
         )
     else:
         assert solver_cmd is not None
-        result = asyncio.run(
+        result = run_async(
             solve_with_command(cand, solver_cmd, time_limit=time_limit, domain=domain)
         )
     data = result.model_dump(exclude={"transcript_tail"})
@@ -421,7 +421,7 @@ def run_cmd(
         workers = ExecutorWorkers(pool) if pool else None
         with funnel_progress(Console(stderr=True), rounds) as on_progress:
             if rescreen:
-                run_id, funnel = asyncio.run(
+                run_id, funnel = run_async(
                     do_rescreen(
                         store,
                         screens=screen,
@@ -441,7 +441,7 @@ def run_cmd(
                     )
                 )
             else:
-                run_id, funnel = asyncio.run(
+                run_id, funnel = run_async(
                     run_loop(
                         cfg,
                         store,
