@@ -25,12 +25,16 @@ def test_version() -> None:
     assert p.returncode == 0 and p.stdout.startswith("scigate ")
 
 
-def test_doctor_reports_stacks_providers_and_protections_without_secrets() -> None:
+def test_doctor_reports_stacks_providers_and_protections_without_secrets(monkeypatch) -> None:
+    """In-process: the stacks' imports are this worker's (a new interpreter paid 8 s of
+    imports for each of the two reports)."""
     secret = "sk-test-do-not-print-0123456789"
-    p = _scigate("doctor", "--json", env={"OPENAI_API_KEY": secret, "ANTHROPIC_API_KEY": ""})
-    assert p.returncode == 0, p.stderr
-    assert secret not in p.stdout and secret not in p.stderr
-    report = json.loads(p.stdout)
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "")
+    code, out, err = _main("doctor", "--json")
+    assert code == 0, err
+    assert secret not in out and secret not in err
+    report = json.loads(out)
     stacks = {row["stack"]: row for row in report["stacks"]}
     for name in ("DOLFINx (FEniCSx)", "RDKit", "Biopython", "pymatgen"):
         assert stacks[name]["ok"], stacks[name]
@@ -40,8 +44,8 @@ def test_doctor_reports_stacks_providers_and_protections_without_secrets() -> No
     assert providers["anthropic"]["configured"] is False
     assert all(str(v).startswith(("active", "unavailable")) for v in report["sandbox"].values())
     assert report["performance"]["cgroup join"].startswith(("fast", "slow", "n/a"))
-    p = _scigate("doctor")
-    assert p.returncode == 0 and "Sandbox protections" in p.stdout and secret not in p.stdout
+    code, out, _ = _main("doctor")
+    assert code == 0 and "Sandbox protections" in out and secret not in out
 
 
 def test_unknown_command_and_bad_spec_exit_2() -> None:
@@ -238,8 +242,8 @@ def test_demo_writes_a_benchmark_that_bench_verify_accepts(tmp_path) -> None:
     """The demo also builds a small benchmark with its release folder; every stored
     answer re-derives."""
     out = tmp_path / "demo"
-    p = _scigate("demo", "--rounds", "2", "--out", str(out))
-    assert p.returncode == 0, p.stderr
+    code, stdout, err = _main("demo", "--rounds", "2", "--out", str(out))
+    assert code == 0, err
     bench = out / "bench" / "bench.jsonl"
     release = out / "bench" / "release"
     for f in (
@@ -249,16 +253,16 @@ def test_demo_writes_a_benchmark_that_bench_verify_accepts(tmp_path) -> None:
         release / "conditions.json",
     ):
         assert f.is_file(), f
-    assert "bench.jsonl" in p.stdout and "release" in p.stdout
+    assert "bench.jsonl" in stdout and "release" in stdout
     conditions = json.loads((release / "conditions.json").read_text())
     assert conditions["tasks"] == 8 and set(conditions["by_level_format"]) <= {
         f"L{lv}/{f}"
         for lv in (1, 2)
         for f in ("question & answer", "multiple choice", "content completion", "true/false")
     }
-    v = _scigate("bench", "verify", str(release / "bench.jsonl"), "--json")
-    assert v.returncode == 0, v.stdout + v.stderr
-    verdict = json.loads(v.stdout)
+    code, stdout, err = _main("bench", "verify", str(release / "bench.jsonl"), "--json")
+    assert code == 0, stdout + err
+    verdict = json.loads(stdout)
     assert verdict["agrees"] == 8 and verdict["passed"] is True
 
 
