@@ -201,7 +201,8 @@ async def test_retry_after_beyond_the_timeout_fails_at_once(monkeypatch):
         start = time.perf_counter()
         with pytest.raises(ModelError, match="retry after 3600"):
             await model.generate(USER)
-        assert time.perf_counter() - start < 2
+        # waiting out the hint would take an hour: anything near it fails this by far
+        assert time.perf_counter() - start < 60
         assert len(s.bodies) == 1
     finally:
         s.close()

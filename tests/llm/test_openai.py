@@ -183,13 +183,22 @@ async def test_conversation_with_tool_results_is_sent_as_chat_format(api, key):
     assert sent[3] == {"role": "tool", "tool_call_id": "call_1", "content": "4"}
 
 
-async def test_429_then_success_retries_once_with_short_backoff(api, key):
+async def test_429_then_success_retries_once_with_short_backoff(api, key, monkeypatch):
+    from scigate.llm._model import Model
+
+    waits: list[float] = []  # the backoffs the retry policy chose, read off its own hook
+    chosen = Model._wait
+
+    def recording(self, layer):
+        wait = chosen(self, layer)
+        return lambda state: waits.append(wait(state)) or waits[-1]
+
+    monkeypatch.setattr(Model, "_wait", recording)
     route = api.post(URL).mock(side_effect=[rate_limited(), httpx.Response(200, json=completion())])
     records: list[ModelCallRecord] = []
     model = get_model(f"openai/gpt-5.5?{FAST}", recorder=records.append)
-    start = time.perf_counter()
     out = await model.generate(USER)
-    assert time.perf_counter() - start < 2
+    assert len(waits) == 1 and waits[0] <= 0.05  # the spec's backoff, not the default 1-60 s
     assert out.text == "4"
     assert route.call_count == 2
     assert len(records) == 1 and records[0].attempts == 2 and records[0].error is None
