@@ -39,7 +39,7 @@ def run_async[T](main: Coroutine[Any, Any, T]) -> T:
         try:
             return await main
         finally:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(RuntimeError):  # a loop already closing
                 loop.remove_signal_handler(signal.SIGTERM)
             if previous is not None:  # removal left SIG_DFL behind
                 signal.signal(signal.SIGTERM, previous)

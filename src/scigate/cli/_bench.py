@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from scigate._bounds import range_of
 from scigate.bench import BuildConfig
 from scigate.cli._app import OneLineGroup
+from scigate.cli._async import run_async
 from scigate.cli._console import inert_markup, json_text
 from scigate.cli._executor import ExecutorOption, RayAddressOption, open_executor
 from scigate.cli._validate import library_option
@@ -232,7 +233,7 @@ def build_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the funnel as JSON."),
 ) -> None:
     """Build tasks with executed gold answers: balanced levels and formats, screened, deduplicated."""
-    from scigate.bench import build, check_build
+    from scigate.bench import abuild, check_build
     from scigate.cli._executor import check_executor
     from scigate.executor import make_executor
 
@@ -275,14 +276,16 @@ def build_cmd(
     try:
         with bar:
             task = bar.add_task("build", total=n, attempts=0)
-            report = build(
-                config,
-                db,
-                out,
-                progress=lambda done, total, tried: bar.update(
-                    task, completed=done, attempts=tried
-                ),
-                executor=spread,
+            report = run_async(
+                abuild(
+                    config,
+                    db,
+                    out,
+                    progress=lambda done, total, tried: bar.update(
+                        task, completed=done, attempts=tried
+                    ),
+                    executor=spread,
+                )
             )
     finally:
         spread.close()
