@@ -83,8 +83,9 @@ def _shares_a_fixture(item: pytest.Item) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Group tests for `--dist loadgroup`: each Ray folder is one group; in other files
-    the tests that share a module, package or session fixture of the test tree are one
-    group per file (the fixture is built once), and every other test is a group of its
+    the tests that share a module, package or session fixture of the test tree, or are
+    marked `same_worker`, are one group per file (the fixture is built once, the heavy
+    SDK they import is loaded by one worker), and every other test is a group of its
     own, so long independent tests spread over the workers. The group name carries its
     weight for `HeavyFirst`."""
     groups: dict[str, list[pytest.Item]] = {}
@@ -95,7 +96,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         folder = next((f for f in _RAY_FOLDERS if f in path), None)
         if folder:
             group = folder
-        elif _shares_a_fixture(item):
+        elif _shares_a_fixture(item) or item.get_closest_marker("same_worker"):
             group = path
         else:  # xdist reads the group after the last "@", and only if no "]" follows it
             group = item.nodeid.translate(str.maketrans("@[]", "_()"))

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("inspect_ai")
+# find_spec, not importorskip: importing inspect_ai (with the openai and anthropic SDKs it
+# loads) at collection cost every xdist worker 6 s, most of which never run these tests
+pytestmark = [
+    pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="no inspect_ai"),
+    pytest.mark.same_worker,
+]
 TEMPLATE = Path(__file__).parents[2] / "src/scigate/gate/templates/toolgate_tools_task.py"
 OPTIONS = {"A": "2.858", "B": "0.285714", "C": "0.428571", "D": "0.571429"}
 

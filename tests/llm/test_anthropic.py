@@ -9,9 +9,11 @@ import pytest
 
 from scigate.errors import BadInput
 from scigate.llm import ModelError, get_model
-from scigate.llm._anthropic import to_anthropic_messages, to_anthropic_tools
 from scigate.llm._capabilities import sdk_anthropic_version
 from scigate.llm._types import REASONING_KEY
+
+# The adapter (and the anthropic SDK, 3.6 s to import) is loaded by the tests, on one worker.
+pytestmark = pytest.mark.same_worker
 
 URL = "https://api.anthropic.com/v1/messages"
 TOOLS = [
@@ -106,12 +108,16 @@ def key(monkeypatch):
 
 
 def test_tool_round_trip_conversion():
+    from scigate.llm._anthropic import to_anthropic_messages
+
     system, converted = to_anthropic_messages(ROUND_TRIP)
     assert system == "You are a careful scientist."
     assert converted == CONVERTED
 
 
 def test_conversion_of_parts_images_and_thinking():
+    from scigate.llm._anthropic import to_anthropic_messages
+
     system, converted = to_anthropic_messages(
         [
             {"role": "system", "content": "A."},
@@ -157,6 +163,8 @@ def test_conversion_of_parts_images_and_thinking():
 
 
 def test_tool_schema_conversion():
+    from scigate.llm._anthropic import to_anthropic_tools
+
     assert to_anthropic_tools(TOOLS) == [
         {
             "name": "run_python",
@@ -168,6 +176,8 @@ def test_tool_schema_conversion():
 
 
 async def test_request_and_response_of_a_tool_round_trip(api, key):
+    from scigate.llm._anthropic import to_anthropic_tools
+
     route = api.post(URL).mock(
         return_value=httpx.Response(
             200,

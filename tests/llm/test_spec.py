@@ -6,9 +6,11 @@ import pytest
 
 from scigate.errors import BadInput
 from scigate.llm import ModelSpec, get_model, parse_spec
-from scigate.llm._anthropic import AnthropicModel
-from scigate.llm._openai import OpenAIModel
 from scigate.llm._python import PythonModel
+
+# The SDK adapters are imported by the tests that need them: at collection the anthropic
+# SDK alone cost every xdist worker 3.6 s.
+pytestmark = pytest.mark.same_worker
 
 
 def test_openai_spec_with_settings():
@@ -51,6 +53,8 @@ def test_openai_compatible_base_url_is_taken_out_of_settings():
     ],
 )
 def test_shorthands_become_openai_compatible(raw, model, base_url):
+    from scigate.llm._openai import OpenAIModel
+
     spec = parse_spec(raw)
     assert (spec.provider, spec.model, spec.base_url, spec.raw) == (
         "openai-compatible",
@@ -130,6 +134,9 @@ def test_bad_specs_raise_one_line_bad_input(raw, fragment):
 
 
 def test_get_model_builds_the_right_adapter(policy):
+    from scigate.llm._anthropic import AnthropicModel
+    from scigate.llm._openai import OpenAIModel
+
     assert isinstance(get_model("openai/gpt-4o"), OpenAIModel)
     assert isinstance(get_model("anthropic/claude-opus-4-8"), AnthropicModel)
     model = get_model(policy("echo"))

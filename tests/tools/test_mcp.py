@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from fastmcp import Client
+import pytest
 
 from scigate.tools import build_mcp_server, load_library
 
+# fastmcp (and mcp under it, 1.6 s) is imported by the tests, on one worker.
+pytestmark = pytest.mark.same_worker
+
 
 async def test_list_tools_has_schemas_and_descriptions() -> None:
+    from fastmcp import Client
+
     server = build_mcp_server()
     async with Client(server) as client:
         tools = {t.name: t for t in await client.list_tools()}
@@ -21,6 +26,8 @@ async def test_list_tools_has_schemas_and_descriptions() -> None:
 
 
 async def test_call_returns_the_uniform_result() -> None:
+    from fastmcp import Client
+
     server = build_mcp_server()
     async with Client(server) as client:
         ok = await client.call_tool("EvaluateExpression", {"expression": "6 * 7"})
@@ -36,6 +43,8 @@ async def test_call_returns_the_uniform_result() -> None:
 
 
 async def test_server_over_a_subset() -> None:
+    from fastmcp import Client
+
     tools = load_library()
     server = build_mcp_server({"UnitConverter": tools["UnitConverter"]})
     async with Client(server) as client:
@@ -49,6 +58,7 @@ async def test_serve_over_stdio_in_a_subprocess(tmp_path) -> None:  # type: igno
     import os
     import sys
 
+    from fastmcp import Client
     from fastmcp.client.transports import StdioTransport
 
     code = "from scigate.tools import serve; serve('stdio')"
@@ -64,6 +74,8 @@ async def test_serve_over_stdio_in_a_subprocess(tmp_path) -> None:  # type: igno
 
 
 async def test_serve_over_streamable_http_on_loopback() -> None:
+    from fastmcp import Client
+
     """`scigate tools serve-mcp --transport http` answers an MCP client on 127.0.0.1."""
     import asyncio
     import os

@@ -7,16 +7,22 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+
+if TYPE_CHECKING:
+    from mcp import ClientSession, StdioServerParameters
+
+# the mcp client (1.6 s to import) is loaded by the tests, on one worker
+pytestmark = pytest.mark.same_worker
 
 SCIGATE = str(Path(sys.executable).with_name("scigate"))
 
 
 def _params(*extra: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    from mcp import StdioServerParameters
+
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH")}
     return StdioServerParameters(
         command=SCIGATE, args=["tools", "serve-mcp", *extra], env={**base, **(env or {})}
@@ -32,6 +38,9 @@ def _list_bytes(tools: list[Any]) -> int:
 
 
 async def _session_run(params: StdioServerParameters, body: Any) -> Any:
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         return await body(session)
