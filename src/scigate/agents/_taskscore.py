@@ -22,6 +22,7 @@ from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
 from scigate.agents._scoring import canonical_names, parse_judge_reply, score_answer, tool_scores
 from scigate.errors import BadInput
+from scigate.llm import cache_sample
 
 METHODS = ("direct", "cot", "rag", "react", "reflexion", "scitoolagent", "evo")
 
@@ -163,7 +164,27 @@ async def score_task(
 
     Evo learns from the task only after it is scored, from the strict score the row
     reports (the answer as the rules or the judge decided it and, with a reference path,
-    the chain): a chain that merely ran, or an unjudged answer, teaches nothing."""
+    the chain): a chain that merely ran, or an unjudged answer, teaches nothing.
+
+    Its model calls are one sample of the response cache (run and task index), so the
+    runs of `--runs` stay independent when cached."""
+    with cache_sample("agent-task", run, index):
+        return await _score_task(
+            config, ctx, task, run=run, index=index, agent=agent, judge=judge, aliases=aliases
+        )
+
+
+async def _score_task(
+    config: EvalConfig,
+    ctx: AgentContext,
+    task: Task,
+    *,
+    run: int,
+    index: int,
+    agent: EvoAgent | None,
+    judge: ModelLike | None,
+    aliases: dict[str, str],
+) -> tuple[EvalRow, Trajectory]:
     started = time.perf_counter()
     evo = agent is not None and config.method == "evo"
     try:

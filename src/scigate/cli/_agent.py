@@ -45,6 +45,7 @@ from scigate.agents import (
     write_result,
 )
 from scigate.cli._async import run_async
+from scigate.cli._cache import CacheOption, use_cache
 from scigate.cli._console import inert, inert_markup, one_line, print_json
 from scigate.cli._executor import (
     ExecutorOption,
@@ -256,6 +257,7 @@ def _evo_config(
 
 @app.command("run")
 def run_cmd(
+    invocation: typer.Context,
     question: Annotated[str, typer.Argument(help="The question to answer.")],
     model: Annotated[
         str, typer.Option("--model", help="Model spec (PROVIDER/MODEL or python/PATH.py:FN).")
@@ -326,9 +328,11 @@ def run_cmd(
     retrieval: Annotated[str, typer.Option("--retrieval", help=RETRIEVAL_HELP)] = "active",
     decompose: Annotated[bool, typer.Option("--decompose", help=DECOMPOSE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
+    cache: CacheOption = None,
 ) -> None:
     """Answer one question and show the whole trajectory: routing, active requests,
     candidates, gate decisions (x and UCB scores), every tool call, the answer."""
+    use_cache(invocation, cache)
     check_method(method)
     evo = _evo_config(
         False, False, False, False, False, False, gate, False, temperature, retrieval, decompose
@@ -418,6 +422,7 @@ def run_cmd(
 
 @app.command("eval")
 def eval_cmd(
+    invocation: typer.Context,
     method: Annotated[str, typer.Option("--method", help=f"One of {', '.join(METHODS)}.")],
     bench: Annotated[Path, typer.Option("--bench", help="SciToolEval-format JSONL bench.")],
     model: Annotated[str, typer.Option("--model", help="Model spec.")],
@@ -543,12 +548,14 @@ def eval_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
+    cache: CacheOption = None,
 ) -> None:
     """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
     unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
     status 1 when more than half of the tasks ended in an error. With --executor ray a
     baseline's tasks run on the workers; evo's loop and memory stay here and its tool
     calls run on the workers."""
+    use_cache(invocation, cache)
     check_method(method)
     tasks = load_bench(bench)
     train_tasks = load_bench(train) if train is not None else None

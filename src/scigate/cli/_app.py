@@ -44,6 +44,11 @@ VERBS: dict[str, tuple[str, str, str]] = {
     "agent": ("scigate.cli._agent", "app", "Tool-using agents and their evaluation."),
     "bench": ("scigate.cli._bench", "app", "Benchmarks with executed gold answers."),
     "review": ("scigate.cli._review", "app", "Expert review: web app, CSV, agreement."),
+    "cache": (
+        "scigate.cli._cache",
+        "app",
+        "The response cache of model calls: stats, clear, prune.",
+    ),
 }
 
 

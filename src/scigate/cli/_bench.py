@@ -15,6 +15,7 @@ from scigate._bounds import range_of
 from scigate.bench import BuildConfig
 from scigate.cli._app import OneLineGroup
 from scigate.cli._async import run_async
+from scigate.cli._cache import CacheOption, use_cache
 from scigate.cli._console import inert_markup, json_text
 from scigate.cli._executor import ExecutorOption, RayAddressOption, open_executor
 from scigate.cli._validate import library_option
@@ -176,6 +177,7 @@ def verify_cmd(
 
 @app.command("build")
 def build_cmd(
+    invocation: typer.Context,
     generator: str = typer.Option(
         ..., "--generator", help="'templates' (no model) or a model spec for the question writer."
     ),
@@ -231,8 +233,10 @@ def build_cmd(
         "the CPUs of the Ray started here.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the funnel as JSON."),
+    cache: CacheOption = None,
 ) -> None:
     """Build tasks with executed gold answers: balanced levels and formats, screened, deduplicated."""
+    use_cache(invocation, cache)
     from scigate.bench import abuild, check_build
     from scigate.cli._executor import check_executor
     from scigate.executor import make_executor

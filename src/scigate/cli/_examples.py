@@ -49,6 +49,10 @@ EXAMPLES: dict[str, str] = {
     "review export": "scigate review export --db runs.db --out items.csv",
     "review import": "scigate review import items.csv --db runs.db --reviewer 'Grace Hopper'",
     "review status": "scigate review status --db runs.db --json",
+    "cache": "scigate cache stats",
+    "cache stats": "scigate cache stats --json",
+    "cache clear": "scigate cache clear --dir ~/.cache/scigate",
+    "cache prune": "scigate cache prune --older-than 30d",
 }
 
 

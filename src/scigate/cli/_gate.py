@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from scigate.cli._async import run_async
+from scigate.cli._cache import CacheOption, use_cache
 from scigate.cli._console import inert_markup, one_line, untrusted
 from scigate.cli._executor import (
     ExecutorOption,
@@ -132,6 +133,7 @@ def invariance_cmd(
 
 @app.command("screen")
 def screen_cmd(
+    invocation: typer.Context,
     directory: Path = typer.Argument(..., help="Candidate directory."),
     model: str = typer.Option(..., "--model", help="Screen: a model spec or cue/NAME."),
     calls: int = library_option(
@@ -145,8 +147,10 @@ def screen_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the option shuffles."),
     no_early_stop: bool = typer.Option(False, "--no-early-stop", help="Always make every call."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    cache: CacheOption = None,
 ) -> None:
     """Gate 2: a no-tool screen answers shuffled presentations; passing means it fails."""
+    use_cache(invocation, cache)
     from scigate.gate import load_candidate, make_responder, run_screen
 
     if not model.startswith("cue/"):
@@ -178,6 +182,7 @@ def screen_cmd(
 
 @app.command("solve")
 def solve_cmd(
+    invocation: typer.Context,
     directory: Path = typer.Argument(..., help="Candidate directory."),
     model: str | None = typer.Option(None, "--model", help="Model spec for the built-in agent."),
     solver_cmd: str | None = typer.Option(
@@ -209,8 +214,10 @@ def solve_cmd(
     ),
     domain: str = typer.Option("fenicsx", "--domain", help="Domain of the workspace software."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    cache: CacheOption = None,
 ) -> None:
     """Gate 3: a tool-using agent must solve the candidate within the time limit."""
+    use_cache(invocation, cache)
     from scigate.domains import get_domain
     from scigate.gate import load_candidate, solve_with_command, solve_with_model
 
@@ -248,6 +255,7 @@ def solve_cmd(
 
 @app.command("run")
 def run_cmd(
+    invocation: typer.Context,
     db: Path = typer.Option(..., "--db", help="Run database (SQLite); created when missing."),
     domain: str = typer.Option("fenicsx", "--domain", help="Domain pack."),
     generator: str | None = typer.Option(None, "--generator", help="Model spec, or 'templates'."),
@@ -355,8 +363,10 @@ def run_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the final funnel as JSON."),
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
+    cache: CacheOption = None,
 ) -> None:
     """Rounds of generate, verify, screens, solve; every outcome goes to the run database."""
+    use_cache(invocation, cache)
     import os
     import sys
 

@@ -10,6 +10,14 @@ everywhere. Retries, timeouts, concurrency limits, usage, cost and call records 
 layer's job, the same for every provider.
 """
 
+from scigate.llm._cache import (
+    ResponseCache,
+    active_cache,
+    cache_file,
+    cache_sample,
+    cache_setting,
+    response_cache,
+)
 from scigate.llm._capabilities import rules_report as capability_rules
 from scigate.llm._errors import ModelError
 from scigate.llm._model import Model, Recorder, set_call_limiter
@@ -26,9 +34,14 @@ __all__ = [
     "ModelOutput",
     "ModelSpec",
     "Recorder",
+    "ResponseCache",
     "StructuredResult",
     "ToolCall",
     "Usage",
+    "active_cache",
+    "cache_file",
+    "cache_sample",
+    "cache_setting",
     "capability_rules",
     "check_spec",
     "estimate_cost",
@@ -38,5 +51,6 @@ __all__ = [
     "parse_spec",
     "price_table",
     "providers_status",
+    "response_cache",
     "set_call_limiter",
 ]

@@ -21,6 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_exponential_jitter
 
 from scigate.errors import BadInput
+from scigate.llm._cache import active_cache, canonical_request, request_key
 from scigate.llm._capabilities import (
     Capabilities,
     Fix,
@@ -297,6 +298,23 @@ class Model(ABC):
             sent, tools, messages, change = apply_fix(known, sent, tools, messages)
             if change:
                 changes.append(f"{change}: the provider refused it earlier in this run ({said})")
+        cache = active_cache()
+        cache_key: str | None = None
+        if cache is not None:
+            cache_key = request_key(
+                canonical_request(
+                    provider=self.spec.provider,
+                    base_url=self.spec.base_url or "",
+                    model=self.spec.model,
+                    settings=sent,
+                    messages=messages,
+                    tools=tools,
+                )
+            )
+            looked_up = time.perf_counter()
+            hit = await asyncio.to_thread(cache.get, cache_key)
+            if hit is not None:
+                return await self._answer_from_cache(hit, sent, changes, messages, tools, looked_up)
         self._prepare(layer)
 
         attempts = 0
@@ -374,6 +392,12 @@ class Model(ABC):
 
         output.latency = time.perf_counter() - start
         output.queued = round(queued, 6)
+        if cache is not None and cache_key is not None and adapted_on_refusal is None:
+            # only an answer to the request the key describes (not one adapted on refusal)
+            answer = output.model_dump(mode="json", exclude={"raw"})
+            await asyncio.to_thread(
+                cache.put, cache_key, answer, provider=self.spec.provider, model=self.spec.model
+            )
         # Off the event loop: the price table's first load and the record's write (a
         # SQLite commit of the whole conversation, now and then a WAL checkpoint) would
         # hold up every other call and gate of the run while they last.
@@ -390,6 +414,39 @@ class Model(ABC):
                 latency=output.latency,
                 started_at=started_at,
                 attempts=attempts,
+            )
+        )
+        return output
+
+    async def _answer_from_cache(
+        self,
+        hit: dict[str, Any],
+        sent: dict[str, Any],
+        changes: list[str],
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        looked_up: float,
+    ) -> ModelOutput:
+        """The cached answer as this call's output: its original tokens, no cost, the
+        lookup's own time; recorded as a cached call."""
+        output = ModelOutput.model_validate(hit)
+        output.latency = time.perf_counter() - looked_up
+        output.queued = 0.0
+        output.cost = 0.0
+        recorded = {**sent, ADAPTED_KEY: list(changes)} if changes else dict(sent)
+        await self._record(
+            ModelCallRecord(
+                spec=self.name,
+                settings=recorded,
+                messages=messages,
+                tools=tools,
+                response=output.model_dump(mode="json", exclude={"raw"}),
+                usage=output.usage,
+                cost=0.0,
+                latency=output.latency,
+                started_at=time.time(),
+                attempts=0,
+                cached=True,
             )
         )
         return output

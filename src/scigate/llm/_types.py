@@ -91,4 +91,5 @@ class ModelCallRecord(BaseModel):
     latency: float = 0.0
     error: str | None = None
     started_at: float = 0.0
-    attempts: int = 1
+    attempts: int = 1  # 0: answered from the response cache
+    cached: bool = False  # answered from the response cache (no request, no cost)

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from scigate._cachedir import user_cache_dir
 from scigate._secrets import is_secret
 
 __all__ = [
@@ -111,9 +112,8 @@ def allowed(name: str, value: str) -> bool:
 
 
 def default_cache_dir() -> Path:
-    """The cache shared across runs: `$SCIGATE_CACHE_DIR` or `~/.cache/scigate`."""
-    configured = os.environ.get("SCIGATE_CACHE_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "scigate"
+    """The cache shared across runs (scigate's user cache directory)."""
+    return user_cache_dir()
 
 
 def sandbox_env(

@@ -12,7 +12,7 @@ from __future__ import annotations
 APPLICATION_ID = 0x53475244
 
 #: The schema version this scigate writes; a database with a higher one is refused.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: Columns that hold JSON text; `Store.query` decodes them when it sees these names.
 JSON_COLUMNS = frozenset(
@@ -698,7 +698,14 @@ FROM joined
 ORDER BY created_at, candidate_id;
 """
 
+# Version 7 (issue 36): a call answered from the response cache (scigate.llm's
+# `response_cache`) is recorded with `cached = 1`, its original tokens and cost 0: no
+# request went out, and the cost view counts it apart.
+_V7 = """
+ALTER TABLE model_calls ADD COLUMN cached INTEGER NOT NULL DEFAULT 0;
+"""
+
 #: MIGRATIONS[n] turns a version n - 1 database into version n (1 creates the schema).
-MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6}
+MIGRATIONS: dict[int, str] = {1: _V1, 2: _V2, 3: _V3, 4: _V4, 5: _V5, 6: _V6, 7: _V7}
 
 assert max(MIGRATIONS) == SCHEMA_VERSION

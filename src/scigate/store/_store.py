@@ -527,8 +527,8 @@ class Store(GateReads, AuditReads):
             cur = conn.execute(
                 "INSERT INTO model_calls (run_id, candidate_id, role, call_key, spec, settings,"
                 " messages, tools, response, input_tokens, output_tokens, reasoning_tokens,"
-                " cached_input_tokens, cost, latency, error, started_at, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " cached_input_tokens, cost, latency, error, started_at, created_at, cached)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (call_key) DO NOTHING",
                 (
                     run_id,
@@ -549,6 +549,7 @@ class Store(GateReads, AuditReads):
                     record.error,
                     record.started_at or None,
                     time.time(),
+                    int(record.cached),
                 ),
             )
             if cur.rowcount == 1 and cur.lastrowid is not None:

@@ -21,15 +21,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from scigate._cachedir import user_cache_dir
+
 SUBDIR = "library"
 
 
 def cache_dir() -> Path:
-    """$SCIGATE_CACHE_DIR, else $XDG_CACHE_HOME/scigate, else ~/.cache/scigate."""
-    if os.environ.get("SCIGATE_CACHE_DIR"):
-        return Path(os.environ["SCIGATE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "scigate"
+    """scigate's user cache directory (`scigate._cachedir.user_cache_dir`)."""
+    return user_cache_dir()
 
 
 @lru_cache(maxsize=1)

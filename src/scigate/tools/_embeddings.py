@@ -29,6 +29,7 @@ from urllib.parse import parse_qs
 import numpy as np
 
 from scigate._atomic import atomic_writer
+from scigate._cachedir import user_cache_dir
 from scigate.errors import BadInput
 
 
@@ -205,11 +206,8 @@ def _slug(text: str) -> str:
 
 
 def default_cache_dir() -> Path:
-    """$SCIGATE_CACHE_DIR, else $XDG_CACHE_HOME/scigate, else ~/.cache/scigate."""
-    if os.environ.get("SCIGATE_CACHE_DIR"):
-        return Path(os.environ["SCIGATE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "scigate"
+    """scigate's user cache directory (`scigate._cachedir.user_cache_dir`)."""
+    return user_cache_dir()
 
 
 class CachedEmbedder:
