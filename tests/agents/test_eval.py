@@ -287,3 +287,23 @@ def test_numeric_answers_ignore_formula_subscripts() -> None:
     assert answer_match("It has 4 rings", task) is True
     weight = Task(question="MW?", answer="180.16")
     assert answer_match("C9H8O4 weighs 180.2 g/mol", weight) is True
+
+
+def test_cli_eval_limit_runs_the_first_tasks_in_file_order(tmp_path):
+    from scigate.cli._agent import app
+
+    bench = _write(tmp_path / "b.jsonl", BENCH)
+    out = tmp_path / "out"
+    args = ["eval", "--method", "direct", "--bench", str(bench), "--model", spec("policy")]
+    app(args=[*args, "--limit", "2", "--runs", "2", "--out", str(out), "--json"],
+        standalone_mode=False)  # fmt: skip
+    rows = [json.loads(x) for x in (out / "rows.jsonl").read_text().splitlines()]
+    assert sorted((r["run"], r["index"]) for r in rows) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert {r["question"] for r in rows} == {BENCH[0]["question"], BENCH[1]["question"]}
+    summary = json.loads((out / "results.json").read_text())["summary"]
+    assert summary["overall"]["n"] == 2 and summary["cost"]["tasks"] == 4
+    # resuming with another limit is another set of tasks: refused, nothing rewritten
+    with pytest.raises(BadInput):
+        app(args=[*args, "--limit", "3", "--out", str(out), "--resume", "--runs", "2"],
+            standalone_mode=False)  # fmt: skip
+    assert len((out / "rows.jsonl").read_text().splitlines()) == 4

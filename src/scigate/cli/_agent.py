@@ -432,6 +432,15 @@ def eval_cmd(
             "--runs", record=EvalConfig, field="runs", help="Independent runs (mean ± std)."
         ),
     ] = 1,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=1,
+            help="Evaluate only the first N tasks of --bench, in file order (inspect_ai's "
+            "--limit: try a run cheaply first).",
+        ),
+    ] = None,
     train: Annotated[
         Path | None,
         typer.Option("--train", help="Training JSONL for knowledge accumulation (evo)."),
@@ -558,6 +567,8 @@ def eval_cmd(
     use_cache(invocation, cache)
     check_method(method)
     tasks = load_bench(bench)
+    if limit is not None:
+        tasks = tasks[:limit]
     train_tasks = load_bench(train) if train is not None else None
     if judge is not None and judge.strip().lower() == "none":
         judge = None
@@ -602,6 +613,7 @@ def eval_cmd(
             "method": method,
             "model": model,
             "bench": str(bench),
+            "limit": limit,
             "runs": runs,
             "known_ratio": known_ratio,
             "embedder": embedder,
