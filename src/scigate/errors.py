@@ -73,3 +73,20 @@ class BadValue(BadInput):
     def __init__(self, field: str, reason: str) -> None:
         self.field, self.reason = field, reason
         super().__init__(f"{field} {reason}")
+
+
+class RunStopped(ScigateError):
+    """A run stopped cleanly before its end at a limit the user set (a budget): not a
+    failure of its work. The CLI prints what stopped it and exits with status 3; what
+    finished is kept, and ``--resume`` continues."""
+
+    exit_code = 3
+
+
+class BudgetExceeded(RunStopped):
+    """The next model call could pass a budget of the run (``--max-cost``,
+    ``--max-tokens`` or ``--max-calls``), so it was not sent."""
+
+    def __init__(self, budget: str, message: str, spent: dict[str, float]) -> None:
+        self.budget, self.spent = budget, spent
+        super().__init__(message)

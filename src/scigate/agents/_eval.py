@@ -35,7 +35,7 @@ from scigate.agents._taskscore import (
 )
 from scigate.agents._toolrun import ExecutorToolRunner
 from scigate.agents._toolspace import ToolSpace
-from scigate.errors import BadInput
+from scigate.errors import BadInput, RunStopped
 from scigate.executor import Executor
 from scigate.tools import Embedder, Tool, make_embedder, make_split
 
@@ -224,7 +224,7 @@ def _judge_for_training(
     async def answer(task: Task, predicted: str | None) -> bool | None:
         try:
             ok, how = await judge_answer(judge, task, predicted)
-        except BadInput:
+        except (BadInput, RunStopped):
             raise
         except Exception as exc:
             if failures is not None:
@@ -392,7 +392,7 @@ async def evaluate(
                             ctx, train, _judge_for_training(judge, aliases, judge_errors)
                         )
                         entry = {"run": run, **report.__dict__}
-                    except BadInput:
+                    except (BadInput, RunStopped):
                         raise
                     except Exception as exc:  # the evaluation goes on with what was learnt
                         entry = {"run": run, "error": f"accumulation stopped: {_reason(exc)}"}

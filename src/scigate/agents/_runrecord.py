@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scigate.agents._evalrow import EvalRow
+from scigate.errors import RunStopped
 
 if TYPE_CHECKING:
     from scigate.llm import ModelCallRecord
@@ -75,13 +76,16 @@ class RunRecord:
     @contextmanager
     def running(self) -> Iterator[RunRecord]:
         """The run's work: on the way out its status is set (finished; interrupted on
-        Ctrl-C; failed on an error) and the database closed."""
+        Ctrl-C; stopped at a budget; failed on an error) and the database closed."""
         status = "failed"
         try:
             yield self
             status = "finished"
         except KeyboardInterrupt:
             status = "interrupted"
+            raise
+        except RunStopped:  # at a budget: cleanly, resumable
+            status = "stopped"
             raise
         finally:
             self.close(status)

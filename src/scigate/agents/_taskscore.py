@@ -21,7 +21,7 @@ from scigate.agents._parse import final_answer
 from scigate.agents._prompts import JUDGE, JUDGE_SYSTEM
 from scigate.agents._records import Task, Trajectory, Usage
 from scigate.agents._scoring import canonical_names, parse_judge_reply, score_answer, tool_scores
-from scigate.errors import BadInput
+from scigate.errors import BadInput, RunStopped
 from scigate.llm import cache_sample
 
 METHODS = ("direct", "cot", "rag", "react", "reflexion", "scitoolagent", "evo")
@@ -192,7 +192,7 @@ async def _score_task(
             traj = await agent.solve(ctx, task, learn=False)  # type: ignore[union-attr]
         else:
             traj = await run_method(config.method, ctx, task, agent)
-    except BadInput:
+    except (BadInput, RunStopped):
         raise
     except Exception as exc:  # one broken task must not lose the run
         traj = Trajectory(
@@ -221,7 +221,7 @@ async def _score_task(
                 "skill": (out or {}).get("skill"),
                 "migrated": (out or {}).get("migrated", []),
             }
-        except BadInput:
+        except (BadInput, RunStopped):
             raise
         except Exception as exc:
             error = f"learning: {_reason(exc)}"
@@ -240,7 +240,7 @@ async def _assess(
         return None, traj.error
     try:
         return await assess_answer(judge, task, traj.answer), None
-    except BadInput:
+    except (BadInput, RunStopped):
         raise
     except Exception as exc:
         return None, f"judge: {_reason(exc)}"

@@ -45,7 +45,15 @@ from scigate.agents import (
     write_result,
 )
 from scigate.cli._async import run_async
-from scigate.cli._cache import CacheOption, use_cache
+from scigate.cli._cache import (
+    AllowUnpricedOption,
+    CacheOption,
+    MaxCallsOption,
+    MaxCostOption,
+    MaxTokensOption,
+    use_budget,
+    use_cache,
+)
 from scigate.cli._console import inert, inert_markup, one_line, print_json
 from scigate.cli._executor import (
     ExecutorOption,
@@ -54,7 +62,7 @@ from scigate.cli._executor import (
     open_executor,
 )
 from scigate.cli._validate import library_option
-from scigate.errors import BadInput
+from scigate.errors import BadInput, BudgetExceeded
 
 DOMAINS = ("biology", "chemistry", "materials")
 GATE_HELP = (
@@ -558,6 +566,10 @@ def eval_cmd(
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
     cache: CacheOption = None,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
+    max_calls: MaxCallsOption = None,
+    allow_unpriced: AllowUnpricedOption = False,
 ) -> None:
     """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
     unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
@@ -593,6 +605,14 @@ def eval_cmd(
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
     check_executor(executor, ray_address)
+    if executor != "local" and (max_cost or max_tokens or max_calls):
+        raise BadInput(
+            "--max-cost, --max-tokens and --max-calls count the calls of this process: "
+            "use them with --executor local"
+        )
+    use_budget(
+        invocation, max_cost, max_tokens, max_calls, allow_unpriced, [model, judge, reranker]
+    )
     vectors = _embedder(embedder)
     config = EvalConfig(
         method=method,
@@ -624,19 +644,28 @@ def eval_cmd(
     models = _EvalModels.make(model, judge, reranker, method, record)
     config.evo.rerank = config.evo.rerank and models.rerank
     started = time.perf_counter()
-    result, stages = _run_evaluation(
-        models,
-        tasks,
-        train_tasks if checkpoints else None,
-        config,
-        embedder=vectors,
-        out=out,
-        resume=resume,
-        train=train_tasks,
-        view=_EvalView(method, json_out),
-        executor=(executor, ray_address),
-        record=record,
-    )
+    try:
+        result, stages = _run_evaluation(
+            models,
+            tasks,
+            train_tasks if checkpoints else None,
+            config,
+            embedder=vectors,
+            out=out,
+            resume=resume,
+            train=train_tasks,
+            view=_EvalView(method, json_out),
+            executor=(executor, ray_address),
+            record=record,
+        )
+    except BudgetExceeded as exc:
+        done = _rows_written(out)
+        kept = (
+            f"{done} of {runs * len(tasks)} tasks done and kept in {out}"
+            if out
+            else ("nothing kept: run with --out to keep finished tasks and --resume them")
+        )
+        raise BudgetExceeded(exc.budget, f"{exc} ({kept})", exc.spent) from None
     if out is not None:
         _write_evaluation(result, out, stages if checkpoints else None)
     if json_out:
@@ -715,6 +744,14 @@ class _EvalView:
                 " → ".join(row.predicted_chain),
                 row.answer,
             )
+
+
+def _rows_written(out: Path | None) -> int:
+    """How many task rows an evaluation directory holds."""
+    rows = out / "rows.jsonl" if out is not None else None
+    if rows is None or not rows.is_file():
+        return 0
+    return sum(1 for line in rows.read_text().splitlines() if line.strip())
 
 
 def _run_evaluation(

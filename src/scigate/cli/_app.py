@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
 from scigate import __version__
 from scigate.cli._console import one_line
 from scigate.cli._examples import EXAMPLES, attach_examples
-from scigate.errors import BadInput, BadValue, ScigateError
+from scigate.errors import BadInput, BadValue, RunStopped, ScigateError
 
 # verb -> (module, attribute, help): a verb's module (and what it imports: the tool
 # library, the agents, the gate) is imported only when that verb runs or shows its help.
@@ -79,7 +79,11 @@ def _one_line_usage_errors() -> Iterator[None]:
 
 def show_error(exc: BaseException) -> int:
     """The CLI's one error path: `exc` as one escaped line on stderr; its exit status
-    (2 for bad input and usage errors, 1 for other scigate errors)."""
+    (2 for bad input and usage errors, 3 for a run stopped at a budget, 1 for other
+    scigate errors)."""
+    if isinstance(exc, RunStopped):
+        print(f"scigate: stopped: {one_line(exc)}", file=sys.stderr)
+        return exc.exit_code
     if isinstance(exc, OneLineUsageError):
         exc.show()
         return exc.exit_code

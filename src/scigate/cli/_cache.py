@@ -34,6 +34,61 @@ CacheOption = Annotated[
 ]
 
 
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        help="Stop the run before a model call that could take its spend past this many USD "
+        "(the call's worst case: its max_tokens at the model's price). Exit status 3; "
+        "--resume continues.",
+    ),
+]
+MaxTokensOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        help="Stop the run before a call that could take its tokens (input + output, all "
+        "models) past N. Exit status 3.",
+    ),
+]
+MaxCallsOption = Annotated[
+    int | None,
+    typer.Option("--max-calls", help="Stop the run before its (N+1)-th model call. Exit status 3."),
+]
+AllowUnpricedOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unpriced",
+        help="With --max-cost: run a model without a known price, its calls counted as 0 USD.",
+    ),
+]
+
+
+def use_budget(
+    invocation: typer.Context,
+    max_cost: float | None,
+    max_tokens: int | None,
+    max_calls: int | None,
+    allow_unpriced: bool,
+    specs: list[str | None],
+) -> None:
+    """The budget every model call of the command `invocation` runs counts against; a
+    cost budget over a model with no price is refused here (exit 2), before any call."""
+    from scigate.llm import Budget, parse_spec, spending_limit
+
+    budget = Budget(
+        max_cost=max_cost,
+        max_tokens=max_tokens,
+        max_calls=max_calls,
+        allow_unpriced=allow_unpriced,
+    )
+    for spec in specs:
+        if spec and budget.limited:
+            parsed = parse_spec(spec)
+            budget.check_priced(f"{parsed.provider}/{parsed.model}")
+    invocation.with_resource(spending_limit(budget))
+
+
 def use_cache(invocation: typer.Context, cache: bool | None) -> None:
     """The response cache on (True), off (False) or as $SCIGATE_CACHE says (None) for the
     rest of the command `invocation` runs (its worker processes included)."""

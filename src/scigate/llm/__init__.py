@@ -10,6 +10,7 @@ everywhere. Retries, timeouts, concurrency limits, usage, cost and call records 
 layer's job, the same for every provider.
 """
 
+from scigate.llm._budget import Budget, active_budget, spending_limit
 from scigate.llm._cache import (
     ResponseCache,
     active_cache,
@@ -28,6 +29,7 @@ from scigate.llm._structured import StructuredResult, extract_json, generate_str
 from scigate.llm._types import ModelCallRecord, ModelOutput, ToolCall, Usage
 
 __all__ = [
+    "Budget",
     "Model",
     "ModelCallRecord",
     "ModelError",
@@ -38,6 +40,7 @@ __all__ = [
     "StructuredResult",
     "ToolCall",
     "Usage",
+    "active_budget",
     "active_cache",
     "cache_file",
     "cache_sample",
@@ -53,4 +56,5 @@ __all__ = [
     "providers_status",
     "response_cache",
     "set_call_limiter",
+    "spending_limit",
 ]

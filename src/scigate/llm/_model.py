@@ -21,6 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_exponential_jitter
 
 from scigate.errors import BadInput
+from scigate.llm._budget import active_budget, worst_case_tokens
 from scigate.llm._cache import active_cache, canonical_request, request_key
 from scigate.llm._capabilities import (
     Capabilities,
@@ -316,7 +317,30 @@ class Model(ABC):
             if hit is not None:
                 return await self._answer_from_cache(hit, sent, changes, messages, tools, looked_up)
         self._prepare(layer)
+        budget = active_budget()
+        if budget is None:
+            return await self._send(messages, tools, sent, layer, changes, learned_key, cache_key)
+        worst_in, worst_out = worst_case_tokens(messages, tools, sent)
+        held = budget.reserve(f"{self.spec.provider}/{self.spec.model}", worst_in, worst_out)
+        output: ModelOutput | None = None
+        try:
+            output = await self._send(messages, tools, sent, layer, changes, learned_key, cache_key)
+            return output
+        finally:  # a failed or cancelled call counts as a call, and frees its reservation
+            budget.settle(held, output.usage if output else None, output.cost if output else None)
 
+    async def _send(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        sent: dict[str, Any],
+        layer: LayerSettings,
+        changes: list[str],
+        learned_key: tuple,
+        cache_key: str | None,
+    ) -> ModelOutput:
+        """Send the request (retries, one adaptation on refusal), record it, cache it."""
+        cache = active_cache() if cache_key is not None else None
         attempts = 0
         queued = 0.0
 

@@ -41,7 +41,7 @@ from scigate.store._schema import JSON_COLUMNS
 if TYPE_CHECKING:
     from scigate.llm import ModelCallRecord
 
-RUN_STATUSES = ("running", "finished", "failed", "interrupted")
+RUN_STATUSES = ("running", "finished", "failed", "interrupted", "stopped")
 
 _INHERITED: list[sqlite3.Connection] = []  # connections a forked child must not close
 
