@@ -227,5 +227,9 @@ def test_agent_eval_twice_with_cache_sends_nothing_the_second_time(server, cache
     assert {(r["cached"], r["cost"]) for r in replayed} == {(1, 0.0)}
     tokens = sorted((r["input_tokens"], r["output_tokens"]) for r in paid)
     assert sorted((r["input_tokens"], r["output_tokens"]) for r in replayed) == tokens
+    code, out, _ = run_main("runs", "cost", "--db", str(tmp_path / "second.db"), "--json")
+    total = json.loads(out)["total"]  # the cost view sees the cached calls as such
+    assert code == 0 and total["calls"] == total["cached_calls"] == len(replayed)
+    assert total["cost"] == 0.0 and total["input_tokens"] == sum(t[0] for t in tokens)
     evaluate("third")  # without --cache (and no SCIGATE_CACHE): paid again
     assert server.requests == 2 * sent

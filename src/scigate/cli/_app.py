@@ -44,6 +44,7 @@ VERBS: dict[str, tuple[str, str, str]] = {
     "agent": ("scigate.cli._agent", "app", "Tool-using agents and their evaluation."),
     "bench": ("scigate.cli._bench", "app", "Benchmarks with executed gold answers."),
     "review": ("scigate.cli._review", "app", "Expert review: web app, CSV, agreement."),
+    "runs": ("scigate.cli._runs", "app", "The runs of a run database and what each cost."),
     "cache": (
         "scigate.cli._cache",
         "app",

@@ -25,6 +25,7 @@ from scigate import _secrets
 from scigate.errors import BadInput, ScigateError
 from scigate.store._audit_reads import AuditReads
 from scigate.store._connection import check_path, connect, ensure_schema
+from scigate.store._cost_reads import CostReads
 from scigate.store._gate_reads import GateReads
 from scigate.store._lock import RunLock, lock_run
 from scigate.store._outcomes import GATE_OUTCOMES
@@ -98,7 +99,7 @@ class _RedactingConnection:
         return self.conn.execute(sql, params)
 
 
-class Store(GateReads, AuditReads):
+class Store(GateReads, AuditReads, CostReads):
     """The SQLite (WAL) run database at `path`.
 
     `create=False` raises BadInput when the file does not exist or holds no schema yet
