@@ -233,3 +233,16 @@ def test_agent_eval_twice_with_cache_sends_nothing_the_second_time(server, cache
     assert total["cost"] == 0.0 and total["input_tokens"] == sum(t[0] for t in tokens)
     evaluate("third")  # without --cache (and no SCIGATE_CACHE): paid again
     assert server.requests == 2 * sent
+
+
+def test_python_callables_are_never_cached(tmp_path, cache_dir):
+    policy = tmp_path / "counting.py"
+    policy.write_text(
+        "CALLS = []\n\ndef model(messages, **settings):\n"
+        "    CALLS.append(1)\n    return f'call {len(CALLS)}'\n"
+    )
+    spec = f"python/{policy}:model"
+    with response_cache(True):
+        assert _ask(spec, "Hi").text == "call 1"
+        assert _ask(spec, "Hi").text == "call 2"  # local code: an edit must show at once
+    assert not (cache_dir / "responses.sqlite").exists() or _entries(cache_dir) == 0

@@ -28,6 +28,7 @@ from scigate.bench._entities import load_entities
 from scigate.bench._judge import Unjudged, judge_task
 from scigate.bench._stats import task_shape
 from scigate.bench._write import Worded, _options, rule_problems, write_llm, write_templates
+from scigate.llm import cache_sample
 
 # The stages of an attempt in the order they run; a rejection names the first that failed.
 STAGES = ("compose", "write", "rules", "screen", "duplicate", "verify", "solver", "judge")
@@ -176,8 +177,10 @@ def _run_state(run_id: str) -> _RunState:
 
 
 def run_attempt(shared: Any, plan: AttemptPlan) -> AttemptOutcome:
-    """The executor job: one attempt from its plan (`shared` holds the `BuildInput`)."""
-    return asyncio.run(attempt(shared.get(), plan))
+    """The executor job: one attempt from its plan (`shared` holds the `BuildInput`); its
+    model calls are one sample of the response cache (the attempt's number)."""
+    with cache_sample("bench-attempt", plan.attempt):
+        return asyncio.run(attempt(shared.get(), plan))
 
 
 async def attempt(common: BuildInput, plan: AttemptPlan) -> AttemptOutcome:

@@ -42,6 +42,7 @@ from scigate.gate._responders import make_responder
 from scigate.gate._screen import run_screen
 from scigate.gate._similarity import TokenMask, any_similar, token_masks, tokens
 from scigate.gate._workers import GateWorkers
+from scigate.llm import cache_sample
 
 if TYPE_CHECKING:
     from scigate.store import Store
@@ -299,7 +300,10 @@ async def _guarded_round(ctx: _Context, generator: Generator, r: int) -> None:
     async with ctx.rounds:
         t0 = time.perf_counter()
         try:
-            await _round(ctx, generator, r)
+            # the round's calls are one sample of the response cache: a resumed run
+            # re-issuing round r is answered with round r's calls, not another round's
+            with cache_sample("gate-round", r):
+                await _round(ctx, generator, r)
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # recorded as the round's outcome, never lost

@@ -299,7 +299,9 @@ class Model(ABC):
             sent, tools, messages, change = apply_fix(known, sent, tools, messages)
             if change:
                 changes.append(f"{change}: the provider refused it earlier in this run ({said})")
-        cache = active_cache()
+        # python/ callables are local code that costs nothing: a cached answer would
+        # outlive an edit of the file
+        cache = active_cache() if self.spec.provider != "python" else None
         cache_key: str | None = None
         if cache is not None:
             cache_key = request_key(
