@@ -20,6 +20,7 @@ from scigate.agents._checkpoints import (
     render_checkpoints,
 )
 from scigate.agents._context import AgentContext
+from scigate.agents._estimate import Estimate, estimate_eval
 from scigate.agents._eval import (
     EvalResult,
     errors_dominate,
@@ -95,6 +96,7 @@ __all__ = [
     "AccumulationReport",
     "AgentContext",
     "AnswerStatus",
+    "Estimate",
     "EvalConfig",
     "EvalDir",
     "EvalResult",
@@ -126,6 +128,7 @@ __all__ = [
     "cosine",
     "cost_line",
     "errors_dominate",
+    "estimate_eval",
     "evaluate",
     "execute_chain",
     "extract_json",

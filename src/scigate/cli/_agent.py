@@ -570,6 +570,15 @@ def eval_cmd(
     max_tokens: MaxTokensOption = None,
     max_calls: MaxCallsOption = None,
     allow_unpriced: AllowUnpricedOption = False,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Print the expected calls, tokens and cost of this evaluation (measured "
+            "from --db's earlier evaluations of the method, else stated defaults) and exit "
+            "without calling any model.",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate a method: Tool/Answer accuracy (overall, per level) with error and
     unjudged counts, and cost per task. Rows are written to --out as tasks end; exit
@@ -603,6 +612,9 @@ def eval_cmd(
         raise BadInput("--checkpoints needs --method evo and an accumulation set (--train)")
     if resume and out is None:
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
+    if estimate:  # no credentials needed: nothing is called
+        _print_estimate(model, method, len(tasks), runs, len(train_tasks or []), db, json_out)
+        return
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
     check_executor(executor, ray_address)
     if executor != "local" and (max_cost or max_tokens or max_calls):
@@ -744,6 +756,41 @@ class _EvalView:
                 " → ".join(row.predicted_chain),
                 row.answer,
             )
+
+
+def _print_estimate(
+    model: str, method: str, tasks: int, runs: int, train: int, db: Path | None, as_json: bool
+) -> None:
+    """`agent eval --estimate`: the expected calls, tokens and USD, with their source."""
+    from scigate.agents import estimate_eval
+    from scigate.store import Store
+
+    measured = None
+    if db is not None and db.exists():
+        with Store(db, create=False, readonly=True) as store:
+            measured = store.method_calls(method)
+    found = estimate_eval(model, method, tasks, runs, train, measured)
+    if as_json:
+        print_json(console, found.record())
+        return
+    cost = "n/a (the model has no price)" if found.cost is None else f"${found.cost:.2f}"
+    _say(
+        "estimate for {} on {}: {} tasks x {} runs" + (" + {} accumulation tasks" if train else ""),
+        method,
+        model,
+        tasks,
+        runs,
+        *([train] if train else []),
+    )
+    _say(
+        "  {} calls ({} a task), {} input + {} output tokens, {} (judge not included)",
+        f"{found.calls:,.0f}",
+        f"{found.calls_per_task:.1f}",
+        f"{found.input_tokens:,.0f}",
+        f"{found.output_tokens:,.0f}",
+        cost,
+    )
+    _say("  from: {}", found.source)
 
 
 def _rows_written(out: Path | None) -> int:

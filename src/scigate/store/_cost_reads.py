@@ -45,6 +45,24 @@ class CostReads:
     ) -> list[dict[str, Any]]:  # pragma: no cover - Store's own
         raise NotImplementedError
 
+    def method_calls(self, role: str) -> dict[str, Any] | None:
+        """Calls, tokens and evaluated tasks of the earlier evaluations whose calls have
+        `role` (an agent method): paid, successful calls only; None when there are none."""
+        row = self.query(
+            "SELECT COUNT(*) AS calls, SUM(input_tokens) AS input_tokens,"
+            " SUM(output_tokens) AS output_tokens FROM model_calls"
+            " WHERE role = ? AND cached = 0 AND error IS NULL",
+            (role,),
+        )[0]
+        tasks = self.query(
+            "SELECT COUNT(*) AS n FROM events WHERE kind = 'agent-task' AND run_id IN"
+            " (SELECT DISTINCT run_id FROM model_calls WHERE role = ?)",
+            (role,),
+        )[0]["n"]
+        if not row["calls"] or not tasks:
+            return None
+        return {**row, "tasks": tasks}
+
     def run_cost(self, run_id: str) -> dict[str, Any]:
         """Per stage (the calls' role) and model: calls, cached and failed calls, tokens,
         USD, agent-hours and wall-hours; the run's totals; and per accepted item (a gate
