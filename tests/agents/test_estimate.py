@@ -57,3 +57,13 @@ def test_the_estimate_is_measured_from_earlier_runs_and_calls_nothing(tmp_path):
     assert found["calls_per_task"] == len(calls) / 2 and found["calls"] == len(calls) / 2 * 8
     mean_in = sum(c["input_tokens"] for c in calls) / len(calls)
     assert found["input_tokens_per_call"] == mean_in
+
+
+def test_the_progress_line_shows_what_the_finished_tasks_cost():
+    from scigate.agents import EvalRow
+    from scigate.cli._agent import _Tally
+
+    tally = _Tally()
+    tally.add(EvalRow(run=0, index=0, status="correct", calls=3, cost=0.012, unpriced_calls=0))
+    tally.add(EvalRow(run=0, index=1, status="error", calls=2, cost=None, unpriced_calls=2))
+    assert tally.line().endswith("· 5 calls $0.0120 +2 unpriced")

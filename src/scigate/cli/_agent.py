@@ -936,14 +936,24 @@ class _Tally:
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.cost = 0.0  # USD of the finished tasks' priced calls
+        self.unpriced = 0  # calls without a price, counted beside it
+        self.calls = 0
 
     def add(self, row: EvalRow) -> None:
         status = row.status or "wrong"
         self.counts[status] = self.counts.get(status, 0) + 1
+        self.cost += row.cost or 0.0
+        self.unpriced += row.unpriced
+        self.calls += row.calls
 
     def line(self) -> str:
         c = self.counts
         right, judged = c.get("correct", 0), c.get("correct", 0) + c.get("wrong", 0)
         acc = f"answer {100.0 * right / judged:.1f}% ({right}/{judged} judged)" if judged else ""
         acc = acc or "answer n/a"
-        return f"{acc} · unjudged {c.get('unjudged', 0)} · errors {c.get('error', 0)}"
+        unpriced = f" +{self.unpriced} unpriced" if self.unpriced else ""
+        return (
+            f"{acc} · unjudged {c.get('unjudged', 0)} · errors {c.get('error', 0)}"
+            f" · {self.calls} calls ${self.cost:.4f}{unpriced}"
+        )
