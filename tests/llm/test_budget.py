@@ -147,3 +147,14 @@ def test_a_cost_budget_over_an_unpriced_model_is_refused_before_any_call(
     assert server.requests == 0
     code, err, rows = _eval(server, tmp_path, "allowed", "--max-cost", "1", "--allow-unpriced")
     assert code == 0 and len(rows) == 3, err
+
+
+def test_agent_run_stops_at_its_budget_too(priced, server):
+    from _cli import run_main
+
+    spec = f"{MODEL}?base_url={server.openai_url('policy')}&retry_wait=0.01&max_tokens=256"
+    args = ["agent", "run", "--method", "react", "--model", spec, "--parameter", "CCO"]
+    code, _, err = run_main(*args, "What is the molecular weight of CCO?", "--max-calls", "1")
+    assert code == 3 and "--max-calls 1 reached" in err and server.requests == 1
+    code, out, err = run_main(*args, "What is the molecular weight of CCO?", "--max-calls", "50")
+    assert code == 0, err

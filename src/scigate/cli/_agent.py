@@ -337,6 +337,10 @@ def run_cmd(
     decompose: Annotated[bool, typer.Option("--decompose", help=DECOMPOSE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the trajectory as JSON.")] = False,
     cache: CacheOption = None,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
+    max_calls: MaxCallsOption = None,
+    allow_unpriced: AllowUnpricedOption = False,
 ) -> None:
     """Answer one question and show the whole trajectory: routing, active requests,
     candidates, gate decisions (x and UCB scores), every tool call, the answer."""
@@ -348,6 +352,7 @@ def run_cmd(
     if domain is not None and domain not in DOMAINS:
         raise BadInput(f"--domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
     _check_specs(model, reranker)  # a missing key or file: configuration error before any work
+    use_budget(invocation, max_cost, max_tokens, max_calls, allow_unpriced, [model, reranker])
     vectors = _embedder(embedder)
     task = Task(
         question=question,
