@@ -307,3 +307,33 @@ def test_cli_eval_limit_runs_the_first_tasks_in_file_order(tmp_path):
         app(args=[*args, "--limit", "3", "--out", str(out), "--resume", "--runs", "2"],
             standalone_mode=False)  # fmt: skip
     assert len((out / "rows.jsonl").read_text().splitlines()) == 4
+
+
+def test_cli_eval_epochs_repeat_each_task_and_report_per_epoch(tmp_path):
+    from scigate.cli._agent import app
+
+    bench = _write(tmp_path / "b.jsonl", BENCH)
+    out = tmp_path / "out"
+    args = ["eval", "--method", "direct", "--bench", str(bench), "--model", spec("policy"),
+            "--limit", "3", "--epochs", "2", "--out", str(out), "--json"]  # fmt: skip
+    app(args=args, standalone_mode=False)
+    rows = [json.loads(x) for x in (out / "rows.jsonl").read_text().splitlines()]
+    assert sorted((r["epoch"], r["index"]) for r in rows) == [
+        (e, i) for e in (0, 1) for i in (0, 1, 2)
+    ]
+    summary = json.loads((out / "results.json").read_text())["summary"]
+    assert summary["overall"]["runs"]["answer"] == 2  # mean ± sd over the two epochs
+    assert sorted(summary["epochs"]) == ["0", "1"] and summary["epochs"]["1"]["n"] == 3
+    assert summary["overall"]["judged"] == 6
+    assert "3 tasks × 1 run(s) × 2 epochs" in (out / "results.md").read_text()
+    # a killed run's missing (run, epoch, index) rows are the only ones a resume runs
+    lines = (out / "rows.jsonl").read_text().splitlines()
+    (out / "rows.jsonl").write_text("\n".join(lines[:4]) + "\n")
+    app(args=[*args, "--resume"], standalone_mode=False)
+    again = [json.loads(x) for x in (out / "rows.jsonl").read_text().splitlines()]
+    assert len(again) == 6 and {(r["epoch"], r["index"]) for r in again} == {
+        (r["epoch"], r["index"]) for r in rows
+    }
+    with pytest.raises(BadInput, match="Evo learns"):
+        app(args=["eval", "--method", "evo", "--bench", str(bench), "--model", spec("policy"),
+                  "--epochs", "2"], standalone_mode=False)  # fmt: skip

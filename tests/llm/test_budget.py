@@ -156,5 +156,5 @@ def test_agent_run_stops_at_its_budget_too(priced, server):
     args = ["agent", "run", "--method", "react", "--model", spec, "--parameter", "CCO"]
     code, _, err = run_main(*args, "What is the molecular weight of CCO?", "--max-calls", "1")
     assert code == 3 and "--max-calls 1 reached" in err and server.requests == 1
-    code, out, err = run_main(*args, "What is the molecular weight of CCO?", "--max-calls", "50")
+    code, _, err = run_main(*args, "What is the molecular weight of CCO?", "--max-calls", "50")
     assert code == 0, err

@@ -20,7 +20,7 @@ from scigate.agents._checkpoints import (
     render_checkpoints,
 )
 from scigate.agents._context import AgentContext
-from scigate.agents._estimate import Estimate, estimate_eval
+from scigate.agents._estimate import Estimate, estimate_eval, measured_calls
 from scigate.agents._eval import (
     EvalResult,
     errors_dominate,
@@ -136,6 +136,7 @@ __all__ = [
     "lcs_length",
     "library_tools",
     "load_bench",
+    "measured_calls",
     "parse_judge_reply",
     "reference_reward",
     "render_checkpoints",

@@ -77,7 +77,7 @@ def _space(batch: EvalBatch) -> ToolSpace:
 
 
 def run_eval_job(
-    shared: Shared, run: int, index: int, task: Task
+    shared: Shared, run: int, index: int, task: Task, epoch: int = 0
 ) -> tuple[EvalRow, Trajectory, CallRecords]:
     """On a worker: run and score one task; (row, trajectory, the model call records)."""
     batch: EvalBatch = shared.get()
@@ -101,6 +101,7 @@ def run_eval_job(
             agent=None,
             judge=judge,
             aliases=batch.aliases,
+            epoch=epoch,
         )
     )
     return row, traj, calls
@@ -115,24 +116,31 @@ async def _forward(model: ModelLike | None, record: Any) -> None:
         await result
 
 
+def _job_id(run: int, epoch: int, index: int) -> str:
+    """ "run:index", and "run:index@epoch" past the first epoch."""
+    return f"{run}:{index}" if epoch == 0 else f"{run}:{index}@{epoch}"
+
+
 async def evaluate_on(
     executor: Executor,
     batch: EvalBatch,
-    todo: list[tuple[int, int, Task]],
+    todo: list[tuple[int, int, Task, int]],
     models: dict[str, ModelLike | None],
     finish: Callable[[EvalRow, Trajectory], None],
 ) -> None:
-    """Run the (run, index, task) triples on `executor`; `finish(row, traj)` each once, in
+    """Run the (run, index, task, epoch) items on `executor`; `finish(row, traj)` each once, in
     the driver, as results arrive. A job that kept failing becomes an `error` row."""
     shared = executor.share(batch)
-    by_id = {f"{run}:{index}": (run, index, task) for run, index, task in todo}
+    by_id = {
+        _job_id(run, epoch, index): (run, index, task, epoch) for run, index, task, epoch in todo
+    }
     jobs = [Job(id=key, fn=run_eval_job, args=(shared, *item)) for key, item in by_id.items()]
     finished: set[str] = set()
     async for result in executor.as_completed(jobs):
-        if result.id in finished:  # the driver dedups: one row per (run, index)
+        if result.id in finished:  # the driver dedups: one row per (run, epoch, index)
             continue
         finished.add(result.id)
-        run, index, task = by_id[result.id]
+        run, index, task, epoch = by_id[result.id]
         if result.ok:
             row, traj, calls = result.value
             for role, record in calls:
@@ -146,4 +154,5 @@ async def evaluate_on(
             row = await score_trajectory(
                 task, traj, run=run, index=index, judge=None, aliases=batch.aliases
             )
+            row.epoch = epoch
         finish(row, traj)

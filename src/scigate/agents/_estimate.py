@@ -14,6 +14,7 @@ only for the answers the rules cannot decide).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 #: calls per task by method, when no earlier evaluation of the method is measured
@@ -53,6 +54,17 @@ class Estimate:
     def record(self) -> dict[str, Any]:
         """As JSON-ready data."""
         return asdict(self)
+
+
+def measured_calls(db: Path | None, method: str) -> dict[str, Any] | None:
+    """Calls, tokens and tasks of the earlier evaluations of `method` in the run database
+    `db` (read only; None when it does not exist or holds none)."""
+    if db is None or not Path(db).exists():
+        return None
+    from scigate.store import Store
+
+    with Store(db, create=False, readonly=True) as store:
+        return store.method_calls(method)
 
 
 def estimate_eval(

@@ -103,29 +103,36 @@ DEFINITIONS = {
     "answer_decided": "the same as answer (its name before issue 20)",
     "answer_lower_bound": "% correct of the tasks with a reference answer, unjudged answers "
     "and errors counted as not correct",
-    "mean, std": "mean over runs of each run's accuracy; std is the sample standard "
-    "deviation over those runs (None with fewer than two), runs says how many; mean None "
+    "mean, std": "mean over runs (each run's epochs counted as runs of their own) of each "
+    "one's accuracy; std is the sample standard deviation over those (None with fewer than "
+    "two), runs says how many; mean None "
     "(n/a) when no task had anything to score",
     "api_cost": "USD per task over all tasks, unpriced calls counted as 0 (unpriced_calls "
     "says how many); None when no call was priced",
 }
 
 
-def summarize_rows(rows: Sequence[EvalRow | Mapping[str, Any]], runs: int) -> dict[str, Any]:
-    """Overall and per-level accuracies (mean ± sample sd over runs, in %) with the counts
-    beside them, and cost per task; see `DEFINITIONS`. A metric with nothing to score
-    (no reference answer, no reference path) is None ("n/a"), never 0 or 100. Rows may be
-    given as rows.jsonl holds them (mappings)."""
-    return _summarize([EvalRow.of(r) for r in rows], runs)
+def summarize_rows(
+    rows: Sequence[EvalRow | Mapping[str, Any]], runs: int, epochs: int = 1
+) -> dict[str, Any]:
+    """Overall and per-level accuracies (mean ± sample sd over the runs' repetitions: runs x
+    epochs, in %) with the counts beside them, per epoch when there are several, and cost
+    per task; see `DEFINITIONS`. A metric with nothing to score (no reference answer, no
+    reference path) is None ("n/a"), never 0 or 100. Rows may be given as rows.jsonl holds
+    them (mappings)."""
+    return _summarize([EvalRow.of(r) for r in rows], runs, epochs)
 
 
-def _summarize(rows: list[EvalRow], runs: int) -> dict[str, Any]:
+def _summarize(rows: list[EvalRow], runs: int, epochs: int = 1) -> dict[str, Any]:
     def per_run(sel: list[EvalRow], value: Callable[[EvalRow], float | None]) -> list[float]:
         out = []
         for r in range(runs):
-            vals = [v for x in sel if x.run == r and (v := value(x)) is not None]
-            if vals:
-                out.append(100.0 * statistics.fmean(vals))
+            for e in range(epochs):
+                vals = [
+                    v for x in sel if x.run == r and x.epoch == e and (v := value(x)) is not None
+                ]
+                if vals:
+                    out.append(100.0 * statistics.fmean(vals))
         return out
 
     judged = {"correct": 1.0, "wrong": 0.0}
@@ -157,9 +164,15 @@ def _summarize(rows: list[EvalRow], runs: int) -> dict[str, Any]:
     levels = sorted({r.level for r in rows if r.level is not None})
     n = max(1, len(rows))
     costs = [r.cost for r in rows if r.cost is not None]
+    by_epoch = (
+        {str(e): block([r for r in rows if r.epoch == e]) for e in range(epochs)}
+        if epochs > 1
+        else None
+    )
     return {
         "overall": block(rows),
         "levels": {str(lv): block([r for r in rows if r.level == lv]) for lv in levels},
+        **({"epochs": by_epoch} if by_epoch is not None else {}),
         "cost": {
             "llm_calls": sum(r.calls for r in rows) / n,
             "input_tokens": sum(r.input_tokens for r in rows) / n,
@@ -247,6 +260,7 @@ def _public_config(config: EvalConfig, tasks: list[Task], train: list[Task] | No
     return {
         "method": config.method,
         "runs": config.runs,
+        "epochs": config.epochs,
         "known_ratio": config.known_ratio,
         "split_seed": config.split_seed,
         "temperature": config.temperature,
@@ -322,10 +336,10 @@ async def evaluate(
             runner = ExecutorToolRunner(executor, tools)
     rows = [EvalRow.of(r) for r in log.rows] if log else []
     accumulation: list[dict[str, Any]] = list(log.accumulation) if log else []
-    done = {(r.run, r.index) for r in rows}
+    done = {(r.run, r.epoch, r.index) for r in rows}
     accumulated = {a["run"] for a in accumulation}
     if on_start is not None:
-        on_start(config.runs * len(tasks), list(rows))
+        on_start(config.runs * config.epochs * len(tasks), list(rows))
     semaphore = asyncio.Semaphore(config.concurrency)
     tmp = scigate_tempdir("evo")
 
@@ -339,7 +353,9 @@ async def evaluate(
             tool_runner=runner,
         )
 
-    async def one(run: int, index: int, task: Task, space: ToolSpace, agent: EvoAgent | None):
+    async def one(
+        run: int, index: int, task: Task, space: ToolSpace, agent: EvoAgent | None, epoch: int = 0
+    ):
         async with semaphore:
             row, traj = await score_task(
                 config,
@@ -350,6 +366,7 @@ async def evaluate(
                 agent=agent,
                 judge=judge,
                 aliases=aliases,
+                epoch=epoch,
             )
         finish(row, traj)
 
@@ -401,7 +418,7 @@ async def evaluate(
                 if log is not None:
                     log.append_accumulation(entry)
             for index, task in enumerate(tasks):
-                if (run, index) not in done:
+                if (run, 0, index) not in done:
                     await one(run, index, task, agent.space, agent)
         finally:
             if agent.memory is not None:
@@ -413,10 +430,11 @@ async def evaluate(
             await _run_all([evo_run(run) for run in range(config.runs)])
         else:
             todo = [
-                (run, index, task)
+                (run, index, task, epoch)
                 for run in range(config.runs)
+                for epoch in range(config.epochs)
                 for index, task in enumerate(tasks)
-                if (run, index) not in done
+                if (run, epoch, index) not in done
             ]
             if executor is not None:
                 from scigate.agents._distributed import EvalBatch, evaluate_on, model_ref
@@ -435,19 +453,21 @@ async def evaluate(
             else:
                 split = make_split(tools, seed=config.split_seed, known_ratio=config.known_ratio)
                 space = ToolSpace(tools, split, embedder=embedder)
-                await _run_all([one(run, index, task, space, None) for run, index, task in todo])
+                await _run_all(
+                    [one(run, index, task, space, None, epoch) for run, index, task, epoch in todo]
+                )
     finally:
         tmp.cleanup()
         if log is not None:
             log.close()
     if runner is not None:
         ran_on = {**ran_on, "jobs": "tool calls", **runner.describe()}
-    rows.sort(key=lambda r: (r.run, r.index))
+    rows.sort(key=lambda r: (r.run, r.epoch, r.index))
     accumulation.sort(key=lambda a: (a["run"], "memory" in a))
     return EvalResult(
         config={**cfg, "executor": ran_on},
         rows=rows,
-        summary=summarize_rows(rows, config.runs),
+        summary=summarize_rows(rows, config.runs, config.epochs),
         accumulation=accumulation,
     )
 
@@ -537,10 +557,15 @@ def render_markdown(result: EvalResult) -> str:
     from scigate._text import md_text
 
     s, c = result.summary, result.config
+    epochs = int(c.get("epochs") or 1)
+    # the ± is over every repetition: runs x epochs (an epoch counts as a run of its own)
+    c = {**c, "runs": c["runs"] * epochs}
     lines = [
         f"# Agent evaluation: {md_text(c['method'])}",
         "",
-        f"{c['tasks']} tasks × {c['runs']} run(s), known ratio {c['known_ratio']}, split seed {c['split_seed']}"
+        f"{c['tasks']} tasks × {c['runs'] // epochs} run(s)"
+        + (f" × {epochs} epochs" if epochs > 1 else "")
+        + f", known ratio {c['known_ratio']}, split seed {c['split_seed']}"
         + (f", {c['train_tasks']} training tasks" if c.get("train_tasks") else "")
         + (md_text(_ran_on(c["executor"])) if c.get("executor") else ""),
         "",
@@ -560,7 +585,8 @@ def render_markdown(result: EvalResult) -> str:
         "| Unjudged | Errors |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name, block in [*s["levels"].items(), ("overall", s["overall"])]:
+    per_epoch = [(f"epoch {e}", b) for e, b in (s.get("epochs") or {}).items()]
+    for name, block in [*s["levels"].items(), ("overall", s["overall"]), *per_epoch]:
         over = block.get("runs", {})
         tool = {"runs": c["runs"], "over": over.get("tool")}
         judged = (

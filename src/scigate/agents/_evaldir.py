@@ -30,7 +30,7 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The complete rows of a JSONL file keyed by (run, index); a torn last line (no
+    """The complete rows of a JSONL file keyed by (run, epoch, index); a torn last line (no
     newline: the process was killed while writing it) is cut off the file and dropped."""
     try:
         data = path.read_bytes()
@@ -43,13 +43,13 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         with open(path, "r+b") as fh:
             fh.truncate(end)
     rows: list[dict[str, Any]] = []
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple[int, int, int]] = set()
     for no, line in enumerate(data[:end].splitlines(), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            key = (int(row["run"]), int(row["index"]))
+            key = (int(row["run"]), int(row.get("epoch", 0)), int(row["index"]))
         except (ValueError, TypeError, KeyError):
             raise BadInput(f"{path}:{no}: not a row of an evaluation; cannot resume") from None
         if key not in seen:

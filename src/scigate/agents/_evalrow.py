@@ -27,6 +27,7 @@ class EvalRow(BaseModel):
 
     run: int
     index: int
+    epoch: int = 0  # the repetition of the task within its run (--epochs)
     line: int | None = None
     level: int | None = None
     domain: str | None = None

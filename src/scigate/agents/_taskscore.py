@@ -115,6 +115,8 @@ class EvalConfig:
 
     method: str
     runs: Annotated[int, Field(ge=1, le=1_000)] = 1
+    # each task this many times in every run (inspect_ai's --epochs; baselines only)
+    epochs: Annotated[int, Field(ge=1, le=1_000)] = 1
     known_ratio: Annotated[float, Field(ge=0, le=1)] = 0.5
     split_seed: Annotated[int, Field(ge=0, le=2**63 - 1)] = 0
     temperature: Annotated[float, Field(ge=0, le=2)] = 0.3
@@ -131,6 +133,11 @@ class EvalConfig:
         """`BadValue` (one line naming the field) for a setting outside its range."""
         check_bounds(self)
         check_bounds(self.evo)
+        if self.method == "evo" and self.epochs > 1:
+            raise BadInput(
+                "--epochs repeats each task independently, and Evo learns from every task "
+                "it answers: its independent repetitions are --runs (a memory each)"
+            )
 
 
 async def run_method(
@@ -158,20 +165,23 @@ async def score_task(
     agent: EvoAgent | None,
     judge: ModelLike | None,
     aliases: dict[str, str],
+    epoch: int = 0,
 ) -> tuple[EvalRow, Trajectory]:
-    """Run and score one task. A failing model or judge call makes the row's status
+    """Run and score one task (its `epoch`-th repetition in the run). A failing model or judge call makes the row's status
     `error` with the reason; it never propagates (bad input and interrupts do).
 
     Evo learns from the task only after it is scored, from the strict score the row
     reports (the answer as the rules or the judge decided it and, with a reference path,
     the chain): a chain that merely ran, or an unjudged answer, teaches nothing.
 
-    Its model calls are one sample of the response cache (run and task index), so the
-    runs of `--runs` stay independent when cached."""
-    with cache_sample("agent-task", run, index):
-        return await _score_task(
+    Its model calls are one sample of the response cache (run, epoch and task index), so
+    the repetitions of `--runs` and `--epochs` stay independent when cached."""
+    with cache_sample("agent-task", run, epoch, index):
+        row, traj = await _score_task(
             config, ctx, task, run=run, index=index, agent=agent, judge=judge, aliases=aliases
         )
+    row.epoch = epoch
+    return row, traj
 
 
 async def _score_task(

@@ -445,6 +445,17 @@ def eval_cmd(
             "--runs", record=EvalConfig, field="runs", help="Independent runs (mean ± std)."
         ),
     ] = 1,
+    epochs: Annotated[
+        int,
+        library_option(
+            "--epochs",
+            record=EvalConfig,
+            field="epochs",
+            help="Repeat each task this many times in every run (inspect_ai's --epochs; "
+            "rows carry their epoch; mean ± std over runs x epochs, and per epoch). "
+            "Baselines only: Evo's repetitions are --runs.",
+        ),
+    ] = 1,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -618,7 +629,9 @@ def eval_cmd(
     if resume and out is None:
         raise BadInput("--resume needs --out: the directory of the evaluation to continue")
     if estimate:  # no credentials needed: nothing is called
-        _print_estimate(model, method, len(tasks), runs, len(train_tasks or []), db, json_out)
+        _print_estimate(
+            model, method, len(tasks), runs * epochs, len(train_tasks or []), db, json_out
+        )
         return
     _check_specs(model, judge, reranker)  # configuration errors before any work (exit 2)
     check_executor(executor, ray_address)
@@ -634,6 +647,7 @@ def eval_cmd(
     config = EvalConfig(
         method=method,
         runs=runs,
+        epochs=epochs,
         known_ratio=known_ratio,
         split_seed=split_seed,
         temperature=temperature,
@@ -652,6 +666,7 @@ def eval_cmd(
             "bench": str(bench),
             "limit": limit,
             "runs": runs,
+            "epochs": epochs,
             "known_ratio": known_ratio,
             "embedder": embedder,
             "reranker": reranker,
@@ -767,14 +782,9 @@ def _print_estimate(
     model: str, method: str, tasks: int, runs: int, train: int, db: Path | None, as_json: bool
 ) -> None:
     """`agent eval --estimate`: the expected calls, tokens and USD, with their source."""
-    from scigate.agents import estimate_eval
-    from scigate.store import Store
+    from scigate.agents import estimate_eval, measured_calls
 
-    measured = None
-    if db is not None and db.exists():
-        with Store(db, create=False, readonly=True) as store:
-            measured = store.method_calls(method)
-    found = estimate_eval(model, method, tasks, runs, train, measured)
+    found = estimate_eval(model, method, tasks, runs, train, measured_calls(db, method))
     if as_json:
         print_json(console, found.record())
         return
