@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sqlite3
+import threading
 import zlib
 from pathlib import Path
 
@@ -246,3 +247,77 @@ def test_python_callables_are_never_cached(tmp_path, cache_dir):
         assert _ask(spec, "Hi").text == "call 1"
         assert _ask(spec, "Hi").text == "call 2"  # local code: an edit must show at once
     assert not (cache_dir / "responses.sqlite").exists() or _entries(cache_dir) == 0
+
+
+_GO = threading.Event()  # clear: the second task's second call waits (the run is killed there)
+
+
+def _held_policy(messages, tools=None, **settings):
+    """The scripted agent, except that the second task's call after a tool result waits
+    for `_GO`: a run can be killed there, with that task's first answer cached."""
+    if "of CCC?" in str(messages[-1:] + messages[:2]) and any(
+        m.get("role") == "tool" for m in messages
+    ):
+        _GO.wait(120)
+    return SCRIPTS["policy"](messages, tools=tools, **settings)
+
+
+def test_a_killed_eval_resumed_with_cache_pays_only_for_calls_not_answered_before(
+    cache_dir, tmp_path
+):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from _cli import run_main
+    from _wait import wait_until
+
+    server = WireServer({"slow": _held_policy})
+    _GO.set()
+    try:
+        bench = tmp_path / "bench.jsonl"
+        rows = [
+            {"question": f"What is the molecular weight of {s}?", "tool_path": ["SMILESToWeight"],
+             "Parameter": s, "answer": "x", "level": 1}
+            for s in ("CCO", "CCC", "CCCC", "CCCCC")
+        ]  # fmt: skip
+        bench.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        spec = _spec(server, "slow")
+        args = ["agent", "eval", "--method", "react", "--bench", str(bench), "--model", spec]
+
+        code, _, err = run_main(*args, "--out", str(tmp_path / "full"))  # no cache: the bill
+        assert code == 0, err
+        full = server.requests
+        server.requests = 0
+
+        out = tmp_path / "killed"
+        _GO.clear()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "scigate", *args, "--out", str(out), "--cache", "--json"],
+            env={**os.environ},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            # killed inside the second task, after its first answer was cached
+            per_task = full // 4
+            wait_until(lambda: _entries(cache_dir) > per_task, timeout=120, interval=0.05)
+            child.send_signal(signal.SIGKILL)
+        finally:
+            child.wait(60)
+            _GO.set()
+        done = (out / "rows.jsonl").read_text().count("\n")
+        paid_before, kept = server.requests, _entries(cache_dir)
+        assert 1 <= done < 4 and 0 < paid_before < full
+        assert paid_before - kept in (0, 1)  # at most the call in flight at the kill is lost
+        assert done == 1 and kept > per_task  # the task in flight had an answer cached
+
+        code, _, err = run_main(*args, "--out", str(out), "--resume", "--cache")
+        assert code == 0, err
+        assert (out / "rows.jsonl").read_text().count("\n") == 4
+        # every call answered before the kill (the in-flight task's included) came from
+        # the cache: the resume paid for the rest of one run's calls and nothing more
+        assert server.requests - paid_before == full - kept
+    finally:
+        server.close()
