@@ -6,12 +6,12 @@ _wire.py), which counts them; prices come from a $SCIGATE_PRICES table."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from _modules import load_attr
 from scigate.errors import BadInput, BudgetExceeded
 from scigate.llm import Budget, Usage
 
@@ -20,14 +20,7 @@ MODEL = "openai-compatible/qwen3-8b"
 PRICE = {"input": 2.0, "output": 8.0}  # USD per million tokens
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(f"budget_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
-
-
-WireServer = _load(Path(__file__).parent / "_wire.py", "WireServer")
+WireServer = load_attr(Path(__file__).parent / "_wire.py", "WireServer")
 BENCH = [
     {"question": "What is the molecular weight of CCO?", "tool_path": ["SMILESToWeight"],
      "Parameter": "CCO", "answer": "46.07", "level": 1},
@@ -51,7 +44,7 @@ def priced(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def server():
-    s = WireServer({"policy": _load(TESTS / "agents/models/scripted.py", "policy")})
+    s = WireServer({"policy": load_attr(TESTS / "agents/models/scripted.py", "policy")})
     yield s
     s.close()
 

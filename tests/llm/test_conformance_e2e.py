@@ -9,33 +9,26 @@ one rate-limited request retried.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import httpx
 import pytest
 
+from _modules import load_attr
 from scigate.agents import METHODS, EvalConfig, Task, evaluate, library_tools
 from scigate.llm._capabilities import sdk_anthropic_version
 
 TESTS = Path(__file__).parent.parent
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(f"wire_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
-
-
-WireServer = _load(Path(__file__).parent / "_wire.py", "WireServer")
+WireServer = load_attr(Path(__file__).parent / "_wire.py", "WireServer")
 
 SCRIPTS = {
-    "policy": _load(TESTS / "agents/models/scripted.py", "policy"),
-    "screen": _load(TESTS / "gate/models/screens.py", "picks_largest"),
-    "solver": _load(TESTS / "gate/models/solvers.py", "runs_code"),
-    "generator": _load(TESTS / "gate/models/generator.py", "writes_candidates"),
-    "writer": _load(TESTS / "bench/models/writers.py", "good"),
+    "policy": load_attr(TESTS / "agents/models/scripted.py", "policy"),
+    "screen": load_attr(TESTS / "gate/models/screens.py", "picks_largest"),
+    "solver": load_attr(TESTS / "gate/models/solvers.py", "runs_code"),
+    "generator": load_attr(TESTS / "gate/models/generator.py", "writes_candidates"),
+    "writer": load_attr(TESTS / "bench/models/writers.py", "good"),
 }
 RETRY = "retry_wait=0.01&retry_wait_max=0.05"
 FORMATS = {

@@ -8,7 +8,6 @@ which counts them."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sqlite3
 import threading
@@ -17,20 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from _modules import load_attr
 from scigate.llm import ResponseCache, cache_sample, get_model, response_cache
 
 TESTS = Path(__file__).parent.parent
 SECRET = "sk-proj-CacheTestSecret0123456789abcdefXYZ"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(f"cache_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
-
-
-WireServer = _load(Path(__file__).parent / "_wire.py", "WireServer")
+WireServer = load_attr(Path(__file__).parent / "_wire.py", "WireServer")
 
 
 def _echo(messages, tools=None, **settings):
@@ -42,7 +35,7 @@ def _echo(messages, tools=None, **settings):
 _echo.n = 0
 SCRIPTS = {
     "echo": _echo,
-    "policy": _load(TESTS / "agents/models/scripted.py", "policy"),
+    "policy": load_attr(TESTS / "agents/models/scripted.py", "policy"),
 }
 RETRY = "retry_wait=0.01&retry_wait_max=0.05"
 
@@ -144,7 +137,7 @@ def test_errors_and_refusal_adapted_answers_are_not_stored(cache_dir):
 
 
 def _refusals():
-    return _load(Path(__file__).parent / "_wire.py", "REFUSALS")
+    return load_attr(Path(__file__).parent / "_wire.py", "REFUSALS")
 
 
 def test_credentials_never_reach_the_file(server, cache_dir):

@@ -121,11 +121,12 @@ def parse_age(text: str) -> float:
 
 
 def _size(n: int) -> str:
-    for unit in ("B", "kB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]  # float from here on
-    return f"{n} B"
+    size = float(n)
+    for unit in ("B", "kB", "MB"):
+        if size < 1024:
+            return f"{size:.0f} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
 
 
 @app.command("stats")
@@ -139,7 +140,8 @@ def stats_cmd(
         data = cache.stats()
     finally:
         cache.close()
-    data.pop("hits"), data.pop("misses")  # this process's: none here
+    for counter in ("hits", "misses"):  # this process's: none here
+        data.pop(counter)
     if as_json:
         typer.echo(json_text(data))
         return

@@ -97,6 +97,10 @@ class Budget:
         if self.max_cost is None or self.allow_unpriced:
             return
         if estimate_cost(model, Usage(input_tokens=1, output_tokens=1)) is None:
+            self._refuse_unpriced(model)
+
+    def _refuse_unpriced(self, model: str) -> None:
+        if self.max_cost is not None and not self.allow_unpriced:
             raise BadInput(
                 f"--max-cost needs a price for {model}, and it has none (genai-prices, "
                 "$SCIGATE_PRICES); add --allow-unpriced to count its calls as 0 USD"
@@ -107,7 +111,7 @@ class Budget:
         budget (nothing is held then)."""
         worst_cost = estimate_cost(model, Usage(input_tokens=worst_in, output_tokens=worst_out))
         if worst_cost is None:
-            self.check_priced(model)
+            self._refuse_unpriced(model)
             worst_cost = 0.0
         with self._lock:
             calls = self.calls + self._in_flight + 1

@@ -22,7 +22,7 @@ from tenacity.wait import wait_exponential_jitter
 
 from scigate.errors import BadInput
 from scigate.llm._budget import active_budget, worst_case_tokens
-from scigate.llm._cache import active_cache, canonical_request, request_key
+from scigate.llm._cache import ResponseCache, active_cache, canonical_request, request_key
 from scigate.llm._capabilities import (
     Capabilities,
     Fix,
@@ -199,6 +199,12 @@ def _retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def _recorded_settings(sent: dict[str, Any], changes: list[str]) -> dict[str, Any]:
+    """What was sent, plus what the layer changed to make it acceptable (kept with the
+    call in model_calls.settings; the private key is never sent)."""
+    return {**sent, ADAPTED_KEY: list(changes)} if changes else dict(sent)
+
+
 class Model(ABC):
     """A model behind one async interface, whatever its provider.
 
@@ -321,12 +327,16 @@ class Model(ABC):
         self._prepare(layer)
         budget = active_budget()
         if budget is None:
-            return await self._send(messages, tools, sent, layer, changes, learned_key, cache_key)
+            return await self._send(
+                messages, tools, sent, layer, changes, learned_key, cache, cache_key
+            )
         worst_in, worst_out = worst_case_tokens(messages, tools, sent)
         held = budget.reserve(f"{self.spec.provider}/{self.spec.model}", worst_in, worst_out)
         output: ModelOutput | None = None
         try:
-            output = await self._send(messages, tools, sent, layer, changes, learned_key, cache_key)
+            output = await self._send(
+                messages, tools, sent, layer, changes, learned_key, cache, cache_key
+            )
             return output
         finally:  # a failed or cancelled call counts as a call, and frees its reservation
             budget.settle(held, output.usage if output else None, output.cost if output else None)
@@ -339,10 +349,10 @@ class Model(ABC):
         layer: LayerSettings,
         changes: list[str],
         learned_key: tuple,
+        cache: ResponseCache | None,
         cache_key: str | None,
     ) -> ModelOutput:
         """Send the request (retries, one adaptation on refusal), record it, cache it."""
-        cache = active_cache() if cache_key is not None else None
         attempts = 0
         queued = 0.0
 
@@ -359,9 +369,7 @@ class Model(ABC):
         start = time.perf_counter()
         adapted_on_refusal: str | None = None
         while True:
-            # What was sent, plus what the layer changed to make it acceptable (kept with
-            # the call in model_calls.settings; the private key is never sent).
-            recorded = {**sent, ADAPTED_KEY: list(changes)} if changes else dict(sent)
+            recorded = _recorded_settings(sent, changes)
             retrying = AsyncRetrying(
                 stop=stop_after_attempt(layer.max_retries + 1),
                 wait=self._wait(layer),
@@ -418,23 +426,23 @@ class Model(ABC):
 
         output.latency = time.perf_counter() - start
         output.queued = round(queued, 6)
-        if cache is not None and cache_key is not None and adapted_on_refusal is None:
-            # only an answer to the request the key describes (not one adapted on refusal)
-            answer = output.model_dump(mode="json", exclude={"raw"})
-            await asyncio.to_thread(
-                cache.put, cache_key, answer, provider=self.spec.provider, model=self.spec.model
-            )
         # Off the event loop: the price table's first load and the record's write (a
         # SQLite commit of the whole conversation, now and then a WAL checkpoint) would
         # hold up every other call and gate of the run while they last.
         output.cost = await asyncio.to_thread(self._cost, output)
+        answer = output.model_dump(mode="json", exclude={"raw"})
+        if cache is not None and cache_key is not None and adapted_on_refusal is None:
+            # only an answer to the request the key describes (not one adapted on refusal)
+            await asyncio.to_thread(
+                cache.put, cache_key, answer, provider=self.spec.provider, model=self.spec.model
+            )
         await self._record(
             ModelCallRecord(
                 spec=self.name,
                 settings=recorded,
                 messages=messages,
                 tools=tools,
-                response=output.model_dump(mode="json", exclude={"raw"}),
+                response=answer,
                 usage=output.usage,
                 cost=output.cost,
                 latency=output.latency,
@@ -459,7 +467,7 @@ class Model(ABC):
         output.latency = time.perf_counter() - looked_up
         output.queued = 0.0
         output.cost = 0.0
-        recorded = {**sent, ADAPTED_KEY: list(changes)} if changes else dict(sent)
+        recorded = _recorded_settings(sent, changes)
         await self._record(
             ModelCallRecord(
                 spec=self.name,
